@@ -80,7 +80,8 @@ def parse_text(text: str, name: str, as_yaml: bool) -> Any:
             return json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(
-                name, [Problem("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
+                name,
+                [Problem("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")],
             ) from None
     loader = _CoreLoader(text)
     try:
@@ -92,7 +93,9 @@ def parse_text(text: str, name: str, as_yaml: bool) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise InputError(name, [Problem("", f"invalid YAML{where}: {exc.problem or exc}")]) from None
+        raise InputError(
+            name, [Problem("", f"invalid YAML{where}: {exc.problem or exc}")]
+        ) from None
     except yaml.YAMLError as exc:
         raise InputError(name, [Problem("", f"invalid YAML: {exc}")]) from None
     finally:

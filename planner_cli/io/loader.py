@@ -98,9 +98,16 @@ def load_any(
     if kind is None:
         raise InputError(
             name,
-            [Problem("kind", "not a planner document (no kind; neither schedule_events nor window+tasks)")],
+            [
+                Problem(
+                    "kind",
+                    "not a planner document (no kind; neither schedule_events nor window+tasks)",
+                )
+            ],
         )
-    raise InputError(name, [Problem("kind", f"expected an export, a state or a preview (got {kind!r})")])
+    raise InputError(
+        name, [Problem("kind", f"expected an export, a state or a preview (got {kind!r})")]
+    )
 
 
 def parse_state(data: Any, name: str, prefix: str = "") -> ScheduleState:
@@ -110,11 +117,14 @@ def parse_state(data: Any, name: str, prefix: str = "") -> ScheduleState:
         if not prefix:
             raise
         raise InputError(
-            name, [Problem(f"{prefix}.{p.path}" if p.path else prefix, p.message) for p in exc.problems]
+            name,
+            [Problem(f"{prefix}.{p.path}" if p.path else prefix, p.message) for p in exc.problems],
         ) from None
     problems = check_state(state)
     if problems:
-        raise InputError(name, [Problem(f"{prefix}.{p.path}" if prefix else p.path, p.message) for p in problems])
+        raise InputError(
+            name, [Problem(f"{prefix}.{p.path}" if prefix else p.path, p.message) for p in problems]
+        )
     return state
 
 
@@ -126,7 +136,10 @@ def check_state(state: ScheduleState) -> list[Problem]:
         for j, slot in enumerate(task.slots):
             if slot.day > state.window.total_days or state.day_info(slot.day) is None:
                 problems.append(
-                    Problem(f"tasks[{i}].slots[{j}].day", f"day {slot.day} is outside the window (1-{state.window.total_days})")
+                    Problem(
+                        f"tasks[{i}].slots[{j}].day",
+                        f"day {slot.day} is outside the window (1-{state.window.total_days})",
+                    )
                 )
         if task.embed_host is not None and task.embed_host not in by_id:
             problems.append(Problem(f"tasks[{i}].embed_host", f"unknown task {task.embed_host}"))
@@ -181,12 +194,22 @@ def window_days(
         else:
             raise InputError(
                 name,
-                [Problem("window", "no planning window: give `window`, task classes with dates, or --window")],
+                [
+                    Problem(
+                        "window",
+                        "no planning window: give `window`, task classes with dates, or --window",
+                    )
+                ],
             )
     start = dt.date.fromisoformat(semester.start_date)
     if first < start:
         raise InputError(
-            name, [Problem("window", f"the planning window starts {first}, before the semester ({start})")]
+            name,
+            [
+                Problem(
+                    "window", f"the planning window starts {first}, before the semester ({start})"
+                )
+            ],
         )
     days = [first + dt.timedelta(days=i) for i in range((last - first).days + 1)]
     if semester.weeks is not None:
@@ -194,7 +217,12 @@ def window_days(
         if last_week > semester.weeks:
             raise InputError(
                 name,
-                [Problem("window", f"the planning window ends in week {last_week}, after the semester (1-{semester.weeks})")],
+                [
+                    Problem(
+                        "window",
+                        f"the planning window ends in week {last_week}, after the semester (1-{semester.weeks})",
+                    )
+                ],
             )
     return days
 
@@ -216,7 +244,10 @@ def export_to_state(
     if scope_set is not None:
         unknown = sorted(scope_set - {c.id for c in export.task_classes})
         if unknown:
-            raise InputError(name, [Problem("task_classes", f"unknown task class id {unknown[0]} in --task-class")])
+            raise InputError(
+                name,
+                [Problem("task_classes", f"unknown task class id {unknown[0]} in --task-class")],
+            )
     days = window_days(export, scope_set, cli_window, name)
     semester = export.semester
     day_index: dict[tuple[int, int], int] = {}
@@ -304,7 +335,12 @@ def export_to_state(
             host = by_id.get(event_state_id[guest_host_event[item.id]])
             if host is None:
                 continue
-            task = Task(status="existing", slots=_slots(guest_cells[item.id]), embed_host=host.state_id, **common)
+            task = Task(
+                status="existing",
+                slots=_slots(guest_cells[item.id]),
+                embed_host=host.state_id,
+                **common,
+            )
             host.embedded_by.append(state_id)
         elif item.embedded_time is not None and item.applied:
             et = item.embedded_time

@@ -54,7 +54,9 @@ class SemesterSpec(_Model):
     @model_validator(mode="after")
     def _monday(self) -> SemesterSpec:
         if dt.date.fromisoformat(self.start_date).isoweekday() != 1:
-            raise ValueError(f"start_date {self.start_date} must be a Monday (teaching week 1, day 1)")
+            raise ValueError(
+                f"start_date {self.start_date} must be a Monday (teaching week 1, day 1)"
+            )
         return self
 
     def date_of(self, week: int, day_of_week: int) -> dt.date:
@@ -233,7 +235,9 @@ def check_export(export: Export) -> list[Problem]:
     for index, row, section in export.cells():
         path = f"schedules[{index}]"
         if row.event_id not in events:
-            problems.append(Problem(f"{path}.event_id", f"unknown schedule event id {row.event_id}"))
+            problems.append(
+                Problem(f"{path}.event_id", f"unknown schedule event id {row.event_id}")
+            )
         if weeks is not None and row.week > weeks:
             problems.append(
                 Problem(f"{path}.week", f"week {row.week} is outside the semester (1-{weeks})")
@@ -273,6 +277,8 @@ def check_export(export: Export) -> list[Problem]:
             week = getattr(export.window, end).week
             if week > weeks:
                 problems.append(
-                    Problem(f"window.{end}.week", f"week {week} is outside the semester (1-{weeks})")
+                    Problem(
+                        f"window.{end}.week", f"week {week} is outside the semester (1-{weeks})"
+                    )
                 )
     return problems

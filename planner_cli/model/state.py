@@ -68,7 +68,9 @@ class Window(_Model):
         if len(set(indexes)) != len(indexes):
             raise ValueError("day_mapping has duplicate day_index values")
         if any(i > self.total_days for i in indexes):
-            raise ValueError(f"day_mapping has a day_index greater than total_days {self.total_days}")
+            raise ValueError(
+                f"day_mapping has a day_index greater than total_days {self.total_days}"
+            )
         return self
 
 
@@ -105,7 +107,10 @@ class TaskClassMeta(_Model):
 
     @property
     def high_intensity(self) -> bool:
-        return "high" in (self.cognitive_intensity.strip().lower(), self.difficulty_level.strip().lower())
+        return "high" in (
+            self.cognitive_intensity.strip().lower(),
+            self.difficulty_level.strip().lower(),
+        )
 
 
 class Task(_Model):
@@ -159,9 +164,8 @@ class Task(_Model):
     def is_suggested(self) -> bool:
         if not self.slots:
             return False
-        return (
-            self.status in ("suggested", "pending")
-            or (self.status == "existing" and self.source == "task_item" and self.duration > 0)
+        return self.status in ("suggested", "pending") or (
+            self.status == "existing" and self.source == "task_item" and self.duration > 0
         )
 
     @property

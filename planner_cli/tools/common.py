@@ -130,7 +130,9 @@ def occupancy_line(state: ScheduleState, day: int, lang: Lang) -> str:
         t(lang, "occupant", id=task.state_id, name=task.name, a=s.slot_start, b=s.slot_end)
         for s, task in items
     )
-    return t(lang, "occupancy", day_label=label, items=rendered, used=len(occupied_sections(state, day)))
+    return t(
+        lang, "occupancy", day_label=label, items=rendered, used=len(occupied_sections(state, day))
+    )
 
 
 def free_hint(state: ScheduleState, day: int, lang: Lang) -> str:
@@ -182,7 +184,10 @@ def find_embed_host(
         if not host.can_embed or host.state_id in exclude or host.state_id == task.state_id:
             continue
         for occ in host.slots:
-            if occ.contains(day, start, end) and guest_in(state, host, occ, exclude | {task.state_id}) is None:
+            if (
+                occ.contains(day, start, end)
+                and guest_in(state, host, occ, exclude | {task.state_id}) is None
+            ):
                 return host, occ
     return None
 
@@ -217,9 +222,13 @@ def _placed_neighbours(state: ScheduleState, task: Task) -> tuple[Task | None, T
             or not other.slots
         ):
             continue
-        if other.task_order < task.task_order and (before is None or other.task_order > before.task_order):
+        if other.task_order < task.task_order and (
+            before is None or other.task_order > before.task_order
+        ):
             before = other
-        if other.task_order > task.task_order and (after is None or other.task_order < after.task_order):
+        if other.task_order > task.task_order and (
+            after is None or other.task_order < after.task_order
+        ):
             after = other
     return before, after
 
@@ -238,15 +247,27 @@ def order_violation(state: ScheduleState, moved: list[int], lang: Lang) -> str |
             prev_end = max((s.day, s.slot_end) for s in before.slots)
             if not (first.day, first.slot_start) > prev_end:
                 return t(
-                    lang, "order_after", id=task.state_id, name=task.name, label=label,
-                    pid=before.state_id, pname=before.name, plabels=slots_label(state, before.slots, lang),
+                    lang,
+                    "order_after",
+                    id=task.state_id,
+                    name=task.name,
+                    label=label,
+                    pid=before.state_id,
+                    pname=before.name,
+                    plabels=slots_label(state, before.slots, lang),
                 )
         if after is not None:
             next_start = min((s.day, s.slot_start) for s in after.slots)
             if not (last.day, last.slot_end) < next_start:
                 return t(
-                    lang, "order_before", id=task.state_id, name=task.name, label=label,
-                    pid=after.state_id, pname=after.name, plabels=slots_label(state, after.slots, lang),
+                    lang,
+                    "order_before",
+                    id=task.state_id,
+                    name=task.name,
+                    label=label,
+                    pid=after.state_id,
+                    pname=after.name,
+                    plabels=slots_label(state, after.slots, lang),
                 )
     return None
 
@@ -254,7 +275,9 @@ def order_violation(state: ScheduleState, moved: list[int], lang: Lang) -> str |
 # -- validation helpers -------------------------------------------------------------------
 
 
-def check_range(state: ScheduleState, day: int, start: int, end: int, prefix: str, lang: Lang) -> None:
+def check_range(
+    state: ScheduleState, day: int, start: int, end: int, prefix: str, lang: Lang
+) -> None:
     """Day in the window, then the seed's three slot-range checks, in that order."""
     total = state.window.total_days
     if not 1 <= day <= total or state.day_info(day) is None:
@@ -274,11 +297,17 @@ def get_task(state: ScheduleState, task_id: int, prefix: str, lang: Lang) -> Tas
     return task
 
 
-def conflict_text(state: ScheduleState, blocker: Task, day: int, start: int, end: int, prefix: str, lang: Lang) -> str:
+def conflict_text(
+    state: ScheduleState, blocker: Task, day: int, start: int, end: int, prefix: str, lang: Lang
+) -> str:
     key = "conflict_locked" if blocker.locked else "conflict"
     return t(
-        lang, key, prefix=prefix, label=range_label(state, day, start, end, lang),
-        cid=blocker.state_id, cname=blocker.name,
+        lang,
+        key,
+        prefix=prefix,
+        label=range_label(state, day, start, end, lang),
+        cid=blocker.state_id,
+        cname=blocker.name,
     )
 
 
@@ -292,7 +321,9 @@ class Conflict:
     blocker: Task
 
 
-def relocate(state: ScheduleState, moves: dict[int, list[Slot]]) -> tuple[ScheduleState, Conflict | None]:
+def relocate(
+    state: ScheduleState, moves: dict[int, list[Slot]]
+) -> tuple[ScheduleState, Conflict | None]:
     """Move tasks simultaneously on a clone and keep embed links right.
 
     `moves` maps state_id → new slots (empty = unplaced). All moves are applied first; then every
@@ -319,7 +350,9 @@ def relocate(state: ScheduleState, moves: dict[int, list[Slot]]) -> tuple[Schedu
             if blocker is not None:
                 return new, Conflict(task, slot, blocker)
             if len(task.slots) == 1:
-                host_occ = find_embed_host(new, task, slot.day, slot.slot_start, slot.slot_end, set())
+                host_occ = find_embed_host(
+                    new, task, slot.day, slot.slot_start, slot.slot_end, set()
+                )
                 if host_occ is not None:
                     host = host_occ[0]
                     task.embed_host = host.state_id

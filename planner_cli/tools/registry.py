@@ -155,7 +155,9 @@ def get_spec(name: str) -> ToolSpec | None:
     return registry().get(name)
 
 
-def failure(spec: ToolSpec, state: ScheduleState, message: str, data: dict[str, Any] | None = None) -> ToolResult:
+def failure(
+    spec: ToolSpec, state: ScheduleState, message: str, data: dict[str, Any] | None = None
+) -> ToolResult:
     """A failed call: JSON tools answer `{"tool","success":false,"error"}`; state unchanged."""
     if spec.json_output:
         payload = {"tool": spec.name, "success": False, "error": message}
@@ -168,7 +170,9 @@ def parse_args(spec: ToolSpec, raw: dict[str, Any], lang: Lang) -> ToolArgs:
     prefix = spec.prefix(lang)
     if spec.strict:
         unknown = sorted(
-            k.strip() for k in raw if isinstance(k, str) and k.strip() and k.strip() not in spec.args.model_fields
+            k.strip()
+            for k in raw
+            if isinstance(k, str) and k.strip() and k.strip() not in spec.args.model_fields
         )
         if unknown:
             key = "whitelist_day_from" if {"day_from", "day_to"} & set(unknown) else "whitelist"
@@ -179,7 +183,9 @@ def parse_args(spec: ToolSpec, raw: dict[str, Any], lang: Lang) -> ToolArgs:
     except ValidationError as exc:
         errors = exc.errors()
         for name, info in spec.args.model_fields.items():
-            if info.is_required() and any(e["type"] == "missing" and e["loc"] == (name,) for e in errors):
+            if info.is_required() and any(
+                e["type"] == "missing" and e["loc"] == (name,) for e in errors
+            ):
                 raise ToolFailure(t(lang, "missing_arg", prefix=prefix, name=name)) from None
         first = errors[0]
         where = ".".join(str(p) for p in first["loc"])
@@ -188,7 +194,10 @@ def parse_args(spec: ToolSpec, raw: dict[str, Any], lang: Lang) -> ToolArgs:
 
 
 def run_tool(
-    name: str, state: ScheduleState, args: dict[str, Any] | ToolArgs | None = None, ctx: ToolContext | None = None
+    name: str,
+    state: ScheduleState,
+    args: dict[str, Any] | ToolArgs | None = None,
+    ctx: ToolContext | None = None,
 ) -> ToolResult:
     """Run one tool. Deterministic refusals are results (ok=False); bugs raise."""
     ctx = ctx or ToolContext()
@@ -197,7 +206,9 @@ def run_tool(
         names = ", ".join(registry())
         return ToolResult(False, t(ctx.lang, "unknown_tool", name=name, names=names), state)
     try:
-        parsed = args if isinstance(args, ToolArgs) else parse_args(spec, dict(args or {}), ctx.lang)
+        parsed = (
+            args if isinstance(args, ToolArgs) else parse_args(spec, dict(args or {}), ctx.lang)
+        )
         return spec.handler(state, parsed, ctx)
     except ToolFailure as exc:
         return failure(spec, state, exc.text, exc.data)

@@ -22,20 +22,38 @@ MESSAGES: dict[str, dict[str, str]] = {
     "list_sep": {"zh": "、", "en": ", "},
     "pending_left": {"zh": "待安排任务剩余：{count}个。", "en": "Pending tasks left: {count}."},
     # failures shared by the write tools ({prefix} is the tool's failure prefix)
-    "missing_arg": {"zh": "{prefix}缺少必填参数 {name}。", "en": "{prefix}missing required argument {name}."},
-    "invalid_arg": {"zh": "{prefix}参数非法：{detail}。", "en": "{prefix}invalid argument: {detail}."},
-    "task_not_found": {"zh": "{prefix}任务ID {id} 不存在。", "en": "{prefix}task ID {id} does not exist."},
+    "missing_arg": {
+        "zh": "{prefix}缺少必填参数 {name}。",
+        "en": "{prefix}missing required argument {name}.",
+    },
+    "invalid_arg": {
+        "zh": "{prefix}参数非法：{detail}。",
+        "en": "{prefix}invalid argument: {detail}.",
+    },
+    "task_not_found": {
+        "zh": "{prefix}任务ID {id} 不存在。",
+        "en": "{prefix}task ID {id} does not exist.",
+    },
     "day_out_of_window": {
         "zh": "{prefix}第{day}天不在规划窗口范围内（1-{total}）。",
         "en": "{prefix}day {day} is outside the planning window (1-{total}).",
     },
-    "start_below_1": {"zh": "{prefix}起始时段 {start} 不能小于1", "en": "{prefix}start section {start} must not be less than 1"},
-    "end_above_12": {"zh": "{prefix}结束时段 {end} 不能大于12", "en": "{prefix}end section {end} must not be greater than 12"},
+    "start_below_1": {
+        "zh": "{prefix}起始时段 {start} 不能小于1",
+        "en": "{prefix}start section {start} must not be less than 1",
+    },
+    "end_above_12": {
+        "zh": "{prefix}结束时段 {end} 不能大于12",
+        "en": "{prefix}end section {end} must not be greater than 12",
+    },
     "start_after_end": {
         "zh": "{prefix}起始时段 {start} 不能大于结束时段 {end}",
         "en": "{prefix}start section {start} must not be greater than end section {end}",
     },
-    "locked": {"zh": "{prefix}[{id}]{name} 是固定课程，不可操作", "en": "{prefix}[{id}]{name} is a fixed course and cannot be changed"},
+    "locked": {
+        "zh": "{prefix}[{id}]{name} 是固定课程，不可操作",
+        "en": "{prefix}[{id}]{name} is a fixed course and cannot be changed",
+    },
     "conflict": {
         "zh": "{prefix}{label}已被 [{cid}]{cname} 占用。",
         "en": "{prefix}{label} is already taken by [{cid}]{cname}.",
