@@ -262,7 +262,7 @@ def export_to_state(
     for item in export.task_items:
         items_by_class[item.category_id].append(item)
     order_of: dict[int, int] = {}
-    for cid, items in items_by_class.items():
+    for items in items_by_class.values():
         for pos, item in enumerate(sorted(items, key=lambda x: (x.order, x.id)), start=1):
             order_of[item.id] = item.order if item.order > 0 else pos
     item_by_id = {i.id: i for i in export.task_items}
