@@ -47,17 +47,15 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class SemesterSpec(_Model):
-    start_date: IsoDate
-    weeks: Annotated[int, _between(1, 53)] | None = None
+def _monday(value: str) -> str:
+    if dt.date.fromisoformat(value).isoweekday() != 1:
+        raise ValueError(f"must be a Monday, the first day of teaching week 1 (got {value})")
+    return value
 
-    @model_validator(mode="after")
-    def _monday(self) -> SemesterSpec:
-        if dt.date.fromisoformat(self.start_date).isoweekday() != 1:
-            raise ValueError(
-                f"start_date {self.start_date} must be a Monday (teaching week 1, day 1)"
-            )
-        return self
+
+class SemesterSpec(_Model):
+    start_date: Annotated[IsoDate, AfterValidator(_monday)]
+    weeks: Annotated[int, _between(1, 53)] | None = None
 
     def date_of(self, week: int, day_of_week: int) -> dt.date:
         return dt.date.fromisoformat(self.start_date) + dt.timedelta(
@@ -281,4 +279,4 @@ def check_export(export: Export) -> list[Problem]:
                         f"window.{end}.week", f"week {week} is outside the semester (1-{weeks})"
                     )
                 )
-    return problems
+    return list(dict.fromkeys(problems))  # a compact row repeats per-section findings
