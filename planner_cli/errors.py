@@ -6,6 +6,7 @@ PlannerError                      exit 1 unless stated
 ├── UsageError                    wrong options (exit 2)
 ├── StaleError                    `apply` refused a preview whose input hash differs (exit 5)
 ├── LockError                     `batch` could not take its lock (exit 75)
+├── StoreError                    the session store failed (unreachable, corrupt snapshot)
 └── LLMError                      the LLM endpoint is unusable (the engine turns it into a fallback)
 """
 
@@ -57,6 +58,10 @@ class StaleError(PlannerError):
 
 class LockError(PlannerError):
     exit_code = 75
+
+
+class StoreError(PlannerError):
+    pass
 
 
 class LLMError(PlannerError):
