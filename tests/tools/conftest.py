@@ -6,12 +6,15 @@ imported by test files); `s0` is a fresh ScheduleState per test, so tests may no
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from planner_cli.model.state import DayMap, ScheduleState, Slot, Task, TaskClassMeta, Window
+from planner_cli.tools.common import ToolContext, ToolResult
+from planner_cli.tools.registry import run_tool
 
 
 def slot(day: int, start: int, end: int) -> Slot:
@@ -172,4 +175,59 @@ def builders() -> SimpleNamespace:
         make_state=make_state,
         build_s0=build_s0,
         class_names=dict(CLASS_NAMES),
+    )
+
+
+# -- call helpers of the write, queue and compound tool tests --------------------------------
+
+FAILURE_WORDS = ("失败", "failed")
+
+
+def _snapshot(state: ScheduleState) -> str:
+    return json.dumps(state.dump(), ensure_ascii=False, sort_keys=True)
+
+
+def _schedule_part(state: ScheduleState) -> str:
+    """The state without its runtime queue (all a failed queue call may change)."""
+    data = state.dump()
+    data.pop("runtime_queue", None)
+    return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+def _call(
+    name: str, state: ScheduleState, args: dict[str, Any] | None = None, lang: str = "zh"
+) -> ToolResult:
+    """Run a tool; the input is never mutated and a success never reads as a failure."""
+    before = _snapshot(state)
+    result = run_tool(name, state, args or {}, ToolContext(lang=lang))  # type: ignore[arg-type]
+    assert _snapshot(state) == before, "the input state was mutated"
+    if result.ok and not name.startswith("queue_"):
+        assert not any(w in result.text for w in FAILURE_WORDS), result.text
+    return result
+
+
+def _ok(
+    name: str, state: ScheduleState, args: dict[str, Any] | None = None, lang: str = "zh"
+) -> ToolResult:
+    result = _call(name, state, args, lang)
+    assert result.ok, result.text
+    return result
+
+
+def _fails(
+    name: str, state: ScheduleState, args: dict[str, Any] | None = None, lang: str = "zh"
+) -> str:
+    """Run a call that must fail, check the state is byte-identical, return the text."""
+    before = _snapshot(state)
+    result = _call(name, state, args, lang)
+    assert not result.ok, result.text
+    assert _snapshot(result.state) == before, "a failed call changed the state"
+    return result.text
+
+
+@pytest.fixture
+def calls() -> SimpleNamespace:
+    """call / ok / fails (state byte-identical on failure), snapshot, schedule_part."""
+    return SimpleNamespace(
+        call=_call, ok=_ok, fails=_fails, snapshot=_snapshot, schedule_part=_schedule_part
     )
