@@ -342,12 +342,12 @@ def query_range(state: ScheduleState, args: QueryRangeArgs, ctx: ToolContext) ->
                 (task for s, task in on_day if not task.is_guest and s.overlaps(day, sec, sec)),
                 None,
             )
-            who = (
+            occupant = (
                 t(lang, "qr_free")
                 if first is None
                 else t(lang, "qr_who", id=first.state_id, name=first.name)
             )
-            lines.append(t(lang, "qr_section", s=sec, who=who))
+            lines.append(t(lang, "qr_section", s=sec, who=occupant))
             sections.append({"section": sec, "task_id": None if first is None else first.state_id})
         n = end - start + 1
         used = sum(1 for sec in range(start, end + 1) if sec in taken)
@@ -614,8 +614,8 @@ def query_target_tasks(
             *queue.completed_task_ids,
             *queue.skipped_task_ids,
         }
-        for item in items:
-            task_id = item["task_id"]
+        for task, _ in found:
+            task_id = task.state_id
             if task_id > 0 and task_id not in known:
                 queue.pending_task_ids.append(task_id)
                 known.add(task_id)
