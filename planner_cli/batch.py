@@ -585,7 +585,9 @@ def _iter_local(jobs: list[Job], runner: Runner, workers: int) -> Iterator[ItemR
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _iter_dask(jobs: list[Job], runner: Runner, address: str) -> Iterator[ItemResult]:
+def _iter_dask(
+    jobs: list[Job], runner: Runner, address: str, timeout_s: float
+) -> Iterator[ItemResult]:
     try:
         from distributed import Client, as_completed
     except ImportError:  # pragma: no cover - the extra is installed in dev
@@ -593,13 +595,13 @@ def _iter_dask(jobs: list[Job], runner: Runner, address: str) -> Iterator[ItemRe
             "--dask needs the optional extra: pip install 'planner_cli[dask]'"
         ) from None
     try:
-        client = Client(address, timeout="10s", set_as_default=False)
+        client = Client(address, timeout=f"{timeout_s}s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise PlannerError(f"--dask {address}: cannot reach the scheduler ({exc})") from None
     try:
         futures = client.map(runner, jobs, pure=False, key=[f"planner-{j.index}" for j in jobs])
         by_key = {f.key: job for f, job in zip(futures, jobs, strict=True)}
-        for future in as_completed(futures):
+        for future in as_completed(futures, loop=client.loop):
             job = by_key[future.key]
             try:
                 yield future.result()
@@ -624,6 +626,7 @@ def run_batch(
     *,
     workers: int = 1,
     dask_address: str | None = None,
+    dask_timeout_s: float = 10.0,
     runner: Runner = process_item,
     progress: Progress | None = None,
     force: bool = False,
@@ -662,7 +665,7 @@ def run_batch(
             )
         try:
             stream = (
-                _iter_dask(todo, runner, dask_address)
+                _iter_dask(todo, runner, dask_address, dask_timeout_s)
                 if dask_address
                 else _iter_local(todo, runner, workers)
             )

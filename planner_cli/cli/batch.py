@@ -11,13 +11,19 @@ import os
 import typer
 
 from planner_cli.cli import app, parse_ids
-from planner_cli.errors import UsageError
+from planner_cli.errors import ConfigError, UsageError
 
 
 def _default_workers(configured: object) -> int:
     if isinstance(configured, int) and not isinstance(configured, bool) and configured > 0:
         return configured
     return os.cpu_count() or 1
+
+
+def _timeout(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ConfigError(f"batch.dask_timeout_s: expected a positive number (got {value!r})")
+    return float(value)
 
 
 @app.command()
@@ -103,6 +109,7 @@ def batch(
         settings,
         workers=workers or _default_workers(settings["batch"].get("workers")),
         dask_address=dask,
+        dask_timeout_s=_timeout(settings["batch"].get("dask_timeout_s", 10)),
         force=force,
     )
     for warning in report.warnings:

@@ -58,3 +58,6 @@ def call_log(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "calls.log"
     monkeypatch.setenv(CALL_LOG, str(path))
     return path
+
+
+from tests.cli.conftest import planner  # noqa: E402, F401  (the in-process CLI runner)
