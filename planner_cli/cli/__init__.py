@@ -7,6 +7,7 @@ error (exit 1) whose traceback is shown only with `--debug`.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import sys
 from importlib import import_module
@@ -102,12 +103,18 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # click usage errors first, then our own bugs
         import click
 
-        if isinstance(exc, click.exceptions.UsageError):
-            exc.show()
+        # typer >= 0.20 raises its vendored copy of click's exceptions (typer._click)
+        modules = [click.exceptions]
+        with contextlib.suppress(ImportError):
+            from typer._click import exceptions as typer_click_exceptions
+
+            modules.append(typer_click_exceptions)
+        if isinstance(exc, tuple(m.UsageError for m in modules)):
+            exc.show()  # type: ignore[attr-defined]
             sys.exit(2)
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
+        if isinstance(exc, tuple(m.ClickException for m in modules)):
+            exc.show()  # type: ignore[attr-defined]
+            sys.exit(exc.exit_code)  # type: ignore[attr-defined]
         if debug:
             raise
         typer.echo(
