@@ -5,7 +5,8 @@ Decisions (seed bugs §7.18/§7.20 where the spec is silent): avg_block_size is 
 length of same-subject blocks; high intensity is looked up by class id, then by class name,
 everywhere; cross-class swap options need equal lengths; `detail` adds per-day rows to metrics;
 `dimensions` and `threshold` are validated but do not change the report (as in the seed).
-Candidates are simulated with the real move/swap tools (registry.run_tool) on the input state.
+Candidates are screened on cheap what-if copies, then the best ones are confirmed with the real
+move/swap tools (registry.run_tool); only the 3 highest-priority problem days are examined.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ MAX_SWAP_PAIRS_EXAMINED = 12
 MAX_SWAP_CANDIDATES = 48
 MAX_MOVE_POSITIONS = 24
 TOP_PER_DAY = 5
+MAX_REPAIR_DAYS = 3
 
 
 # -- arguments ------------------------------------------------------------------------------
@@ -146,24 +148,44 @@ class DayRhythm:
         }
 
 
-def _day_rhythm(state: ScheduleState, day: int) -> DayRhythm:
-    sequence: list[Section] = []
-    for sec in range(1, SECTIONS_PER_DAY + 1):
-        owner: Task | None = None
-        for task in state.tasks:
-            if task.is_course or not any(s.overlaps(day, sec, sec) for s in task.slots):
+def _owners(state: ScheduleState) -> dict[tuple[int, int], Task]:
+    """(day, section) → the non-course task whose subject counts there (highest priority,
+    ties: first in the task list)."""
+    owners: dict[tuple[int, int], Task] = {}
+    for task in state.tasks:
+        if task.is_course:
+            continue
+        for s in task.slots:
+            for sec in range(s.slot_start, s.slot_end + 1):
+                cur = owners.get((s.day, sec))
+                if cur is None or _priority(task) > _priority(cur):
+                    owners[(s.day, sec)] = task
+    return owners
+
+
+def _rhythms(state: ScheduleState) -> list[DayRhythm]:
+    owners = _owners(state)
+    sections: dict[int, Section] = {}
+    out = []
+    for info in sorted(state.window.day_mapping, key=lambda d: d.day_index):
+        sequence: list[Section] = []
+        for sec in range(1, SECTIONS_PER_DAY + 1):
+            owner = owners.get((info.day_index, sec))
+            if owner is None:
                 continue
-            if owner is None or _priority(task) > _priority(owner):
-                owner = task
-        if owner is not None:
-            meta = class_meta(state, owner)
-            sequence.append(
-                Section(
+            if owner.state_id not in sections:
+                meta = class_meta(state, owner)
+                sections[owner.state_id] = Section(
                     owner.category,
                     meta.high_intensity if meta else False,
                     meta.subject_type.strip() if meta else "",
                 )
-            )
+            sequence.append(sections[owner.state_id])
+        out.append(_day_rhythm(info.day_index, sequence))
+    return out
+
+
+def _day_rhythm(day: int, sequence: list[Section]) -> DayRhythm:
     rhythm = DayRhythm(day, sequence)
     run = high = 0
     for i, cur in enumerate(sequence):
@@ -385,29 +407,70 @@ def _order_ok(state: ScheduleState, moves: dict[int, list[Slot]]) -> bool:
     return order_violation(probe, list(moves), "zh") is None
 
 
-def _strictly_free(state: ScheduleState, day: int, start: int, end: int, own: int) -> bool:
-    for other in state.tasks:
-        if other.state_id == own or other.is_guest:
+Occupancy = dict[int, list[tuple[int, int, int]]]
+
+
+def _occupancy(state: ScheduleState) -> Occupancy:
+    """day → (start, end, state_id) of every non-guest slot (water courses included)."""
+    out: Occupancy = {}
+    for task in state.tasks:
+        if task.is_guest:
             continue
-        if any(s.overlaps(day, start, end) for s in other.slots):
-            return False
-    return True
+        for s in task.slots:
+            out.setdefault(s.day, []).append((s.slot_start, s.slot_end, task.state_id))
+    return out
 
 
-def _positions(state: ScheduleState, task: Task) -> Iterator[Slot]:
+def _order_bounds(
+    state: ScheduleState, task: Task
+) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+    """(day, section) the task must start after and end before: the ends of its nearest placed
+    siblings in task_order (the rule of common.order_violation, for a single-task move)."""
+    if not task.in_order_chain:
+        return None, None
+    before: Task | None = None
+    after: Task | None = None
+    for other in state.tasks:
+        if (
+            other.state_id == task.state_id
+            or not other.in_order_chain
+            or other.class_id != task.class_id
+            or not other.slots
+        ):
+            continue
+        if other.task_order < task.task_order and (
+            before is None or other.task_order > before.task_order
+        ):
+            before = other
+        if other.task_order > task.task_order and (
+            after is None or other.task_order < after.task_order
+        ):
+            after = other
+    low = max((s.day, s.slot_end) for s in before.slots) if before else None
+    high = min((s.day, s.slot_start) for s in after.slots) if after else None
+    return low, high
+
+
+def _positions(state: ScheduleState, task: Task, occupancy: Occupancy) -> Iterator[Slot]:
     """Legal alternative single-block positions: strictly free, not the current one, in order."""
     length = task.slot_sections
     if length < 1 or length > SECTIONS_PER_DAY:
         return
     current = sorted(task.slots, key=lambda s: s.key())
+    low, high = _order_bounds(state, task)
     for info in sorted(state.window.day_mapping, key=lambda d: d.day_index):
+        day = info.day_index
+        taken = [(a, b) for a, b, owner in occupancy.get(day, []) if owner != task.state_id]
         for start in range(1, SECTIONS_PER_DAY - length + 2):
-            slot = Slot(day=info.day_index, slot_start=start, slot_end=start + length - 1)
-            if [slot] == current or not _strictly_free(
-                state, slot.day, slot.slot_start, slot.slot_end, task.state_id
-            ):
+            end = start + length - 1
+            if low is not None and not (day, start) > low:
                 continue
-            if _order_ok(state, {task.state_id: [slot]}):
+            if high is not None and not (day, end) < high:
+                continue
+            if any(a <= end and start <= b for a, b in taken):
+                continue
+            slot = Slot(day=day, slot_start=start, slot_end=end)
+            if [slot] != current:
                 yield slot
 
 
@@ -416,6 +479,7 @@ def _first_day(task: Task) -> int:
 
 
 def _tightness(state: ScheduleState, days: list[DayRhythm]) -> dict[str, Any]:
+    """How movable the tasks around the problem days are (seed-origin §3.5 "Tightness")."""
     total = state.window.total_days
     focus: set[int] = set()
     for r in days:
@@ -424,9 +488,10 @@ def _tightness(state: ScheduleState, days: list[DayRhythm]) -> dict[str, Any]:
     movable_pool = [x for x in state.tasks if x.source == "task_item" and x.is_suggested]
     candidates = [x for x in movable_pool if _first_day(x) in focus] or movable_pool
     alternatives: dict[int, int] = {}
+    occupancy = _occupancy(state)
     for task in candidates:
         count = 0
-        for _ in _positions(state, task):
+        for _ in _positions(state, task, occupancy):
             count += 1
             if count >= MAX_ALTERNATIVES:
                 break
@@ -576,13 +641,18 @@ def _decision(
     }
 
 
-def analyse(state: ScheduleState, lang: Lang) -> Analysis:
-    days = [
-        _day_rhythm(state, d.day_index)
-        for d in sorted(state.window.day_mapping, key=lambda d: d.day_index)
-    ]
+@dataclass
+class RhythmView:
+    """The part of the analysis a move or swap can change: rhythm and repairable days."""
+
+    days: list[DayRhythm]
+    overview: dict[str, Any]
+    repairable: list[RepairDay]
+
+
+def _rhythm_view(state: ScheduleState) -> RhythmView:
+    days = _rhythms(state)
     overview = _overview(days)
-    subjects = _subjects(state)
     repairable: list[RepairDay] = []
     for r in days:
         if not r.heavy_adjacent or _acceptable(r, overview):
@@ -595,12 +665,46 @@ def analyse(state: ScheduleState, lang: Lang) -> Analysis:
             score += 15
         repairable.append(RepairDay(r.day, pair, score))
     repairable.sort(key=lambda x: (-x.score, x.day))
+    return RhythmView(days, overview, repairable)
+
+
+def analyse(state: ScheduleState, lang: Lang) -> Analysis:
+    view = _rhythm_view(state)
+    subjects = _subjects(state)
     return Analysis(
-        state, lang, days, overview, subjects, _profile(subjects), _feasibility(state), repairable
-    )
+        state, lang, view.days, view.overview, subjects, _profile(subjects), _feasibility(state),
+        view.repairable,
+    )  # fmt: skip
 
 
 # -- candidates ------------------------------------------------------------------------------
+#
+# Every candidate is first screened on a cheap what-if copy (slots exchanged, nothing else
+# checked); the promising ones, best first, are then run with the real move/swap tool and
+# re-analysed, until TOP_PER_DAY of them are confirmed. Only the MAX_REPAIR_DAYS highest-priority
+# problem days are examined, so the report stays fast on long windows.
+
+
+@dataclass
+class Proposal:
+    tool: str
+    arguments: dict[str, int]
+    moves: dict[int, list[Slot]]
+    cost: int
+    summary: str
+    candidate_id: str
+    score: int = 0
+    effect: str = ""
+
+    @property
+    def rank(self) -> int:
+        return self.score + (12 if self.tool == "swap" else 0)
+
+    @property
+    def key(self) -> str:
+        args = self.arguments
+        same = sorted([args["task_a"], args["task_b"]]) if self.tool == "swap" else args
+        return self.tool + json.dumps(same, sort_keys=True)
 
 
 def _after(analysis: Analysis) -> dict[str, Any]:
@@ -615,62 +719,47 @@ def _after(analysis: Analysis) -> dict[str, Any]:
     }
 
 
-def _effect(before: Analysis, after: Analysis, day: int) -> str:
+def _judge(before: Analysis, after: RhythmView | Analysis, day: int, proposal: Proposal) -> bool:
+    """Set effect and score of `proposal` from the analysis after it; True if it helps."""
     n_before, n_after = len(before.repairable), len(after.repairable)
     if n_after == 0:
-        return "improve"
-    if n_after < n_before:
-        return "partial_improve"
-    if n_after > n_before:
-        return "regress"
-    return "no_gain" if any(r.day == day for r in after.repairable) else "shift"
-
-
-def _simulate(
-    before: Analysis, repair: RepairDay, tool_name: str, arguments: dict[str, int], cost: int,
-    summary: str, candidate_id: str, ctx: ToolContext,
-) -> dict[str, Any] | None:  # fmt: skip
-    result = run_tool(tool_name, before.state, arguments, ctx)
-    if not result.ok:
-        return None
-    after = analyse(result.state, before.lang)
-    effect = _effect(before, after, repair.day)
-    if effect not in ("improve", "partial_improve"):
-        return None
-    score = (
-        1000 * (len(before.repairable) - len(after.repairable))
-        + 20 * (before.overview["max_switch_count"] - after.overview["max_switch_count"])
-        + int(
-            100
-            * (
-                after.overview["same_type_transition_ratio"]
-                - before.overview["same_type_transition_ratio"]
-            )
-        )
-        - cost
-        + (10 if tool_name == "swap" else 0)
+        effect = "improve"
+    elif n_after < n_before:
+        effect = "partial_improve"
+    elif n_after > n_before:
+        effect = "regress"
+    else:
+        effect = "no_gain" if any(r.day == day for r in after.repairable) else "shift"
+    ratio_gain = (
+        after.overview["same_type_transition_ratio"] - before.overview["same_type_transition_ratio"]
     )
-    return {
-        "candidate_id": candidate_id,
-        "tool": tool_name,
-        "arguments": arguments,
-        "summary": summary,
-        "effect": effect,
-        "score": score,
-        "_rank": score + (12 if tool_name == "swap" else 0),
-        "after": _after(after),
-    }
+    proposal.effect = effect
+    proposal.score = (
+        1000 * (n_before - n_after)
+        + 20 * (before.overview["max_switch_count"] - after.overview["max_switch_count"])
+        + int(100 * ratio_gain)
+        - proposal.cost
+        + (10 if proposal.tool == "swap" else 0)
+    )
+    return effect in ("improve", "partial_improve")
 
 
-def _day_candidates(before: Analysis, repair: RepairDay, ctx: ToolContext) -> list[dict[str, Any]]:
+def _what_if(state: ScheduleState, moves: dict[int, list[Slot]]) -> ScheduleState:
+    tasks = [
+        task.model_copy(update={"slots": moves[task.state_id]}) if task.state_id in moves else task
+        for task in state.tasks
+    ]
+    return state.model_copy(update={"tasks": tasks})
+
+
+def _proposals(before: Analysis, repair: RepairDay) -> Iterator[Proposal]:
     state, lang = before.state, before.lang
     members = [x for x in repair.pair if x.source == "task_item" and x.is_suggested]
-    found: list[dict[str, Any]] = []
-    pairs = 0
     partners = sorted(
         (x for x in state.tasks if x.source == "task_item" and x.is_suggested),
         key=lambda x: x.state_id,
     )
+    pairs = 0
     for m in members:
         for p in partners:
             if pairs >= MAX_SWAP_CANDIDATES:
@@ -682,43 +771,70 @@ def _day_candidates(before: Analysis, repair: RepairDay, ctx: ToolContext) -> li
             ):
                 continue
             pairs += 1
-            summary = t(
-                lang, "an_summary_swap", a=m.state_id, aname=m.name, b=p.state_id, bname=p.name
-            )
-            cand = _simulate(
-                before, repair, "swap", {"task_a": m.state_id, "task_b": p.state_id}, 4, summary,
-                f"swap_{m.state_id}_{p.state_id}", ctx,
+            yield Proposal(
+                "swap", {"task_a": m.state_id, "task_b": p.state_id},
+                {m.state_id: list(p.slots), p.state_id: list(m.slots)}, 4,
+                t(lang, "an_summary_swap", a=m.state_id, aname=m.name, b=p.state_id, bname=p.name),
+                f"swap_{m.state_id}_{p.state_id}",
             )  # fmt: skip
-            if cand is not None:
-                found.append(cand)
+    occupancy = _occupancy(state)
     for m in members:
         origin = min(m.slots, key=lambda s: s.key())
-        for n, slot in enumerate(_positions(state, m)):
+        for n, slot in enumerate(_positions(state, m, occupancy)):
             if n >= MAX_MOVE_POSITIONS:
                 break
-            cost = 2 * abs(slot.day - origin.day) + abs(slot.slot_start - origin.slot_start)
             label = range_label(state, slot.day, slot.slot_start, slot.slot_end, lang)
-            cand = _simulate(
-                before, repair, "move",
-                {"task_id": m.state_id, "new_day": slot.day, "new_slot_start": slot.slot_start}, cost,
+            yield Proposal(
+                "move",
+                {"task_id": m.state_id, "new_day": slot.day, "new_slot_start": slot.slot_start},
+                {m.state_id: [slot]},
+                2 * abs(slot.day - origin.day) + abs(slot.slot_start - origin.slot_start),
                 t(lang, "an_summary_move", id=m.state_id, name=m.name, label=label),
-                f"move_{m.state_id}_{slot.day}_{slot.slot_start}", ctx,
-            )  # fmt: skip
-            if cand is not None:
-                found.append(cand)
-    found.sort(key=lambda c: (-c["_rank"], c["tool"], c["candidate_id"]))
-    unique: list[dict[str, Any]] = []
+                f"move_{m.state_id}_{slot.day}_{slot.slot_start}",
+            )
+
+
+def _day_candidates(before: Analysis, repair: RepairDay, ctx: ToolContext) -> list[dict[str, Any]]:
+    screened: list[Proposal] = []
     seen: set[str] = set()
-    for cand in found:
-        args = cand["arguments"]
-        key = cand["tool"] + json.dumps(
-            sorted([args["task_a"], args["task_b"]]) if cand["tool"] == "swap" else args,
-            sort_keys=True,
-        )
-        if key not in seen:
-            seen.add(key)
-            unique.append(cand)
-    return unique[:TOP_PER_DAY]
+    for proposal in _proposals(before, repair):
+        if proposal.key in seen:
+            continue
+        seen.add(proposal.key)
+        if proposal.tool == "swap" and not _order_ok(before.state, proposal.moves):
+            continue
+        if _judge(
+            before, _rhythm_view(_what_if(before.state, proposal.moves)), repair.day, proposal
+        ):
+            screened.append(proposal)
+    screened.sort(key=lambda c: (-c.rank, c.tool, c.candidate_id))
+    # the registry loads every tool module only when it is empty: make sure move/swap exist
+    import planner_cli.tools.write  # noqa: F401
+
+    confirmed: list[tuple[Proposal, dict[str, Any]]] = []
+    for proposal in screened:
+        result = run_tool(proposal.tool, before.state, proposal.arguments, ctx)
+        if not result.ok:
+            continue
+        after = analyse(result.state, before.lang)
+        if not _judge(before, after, repair.day, proposal):
+            continue
+        confirmed.append((proposal, _after(after)))
+        if len(confirmed) == TOP_PER_DAY:
+            break
+    confirmed.sort(key=lambda c: (-c[0].rank, c[0].tool, c[0].candidate_id))
+    return [
+        {
+            "candidate_id": p.candidate_id,
+            "tool": p.tool,
+            "arguments": p.arguments,
+            "summary": p.summary,
+            "effect": p.effect,
+            "score": p.score,
+            "after": after,
+        }
+        for p, after in confirmed
+    ]
 
 
 def _close_candidate(lang: Lang) -> dict[str, Any]:
@@ -732,17 +848,16 @@ def _close_candidate(lang: Lang) -> dict[str, Any]:
 
 
 def _candidates(analysis: Analysis, ctx: ToolContext) -> list[dict[str, Any]]:
+    """The top candidates of the problem day whose best candidate scores highest."""
     best: tuple[int, int, int] | None = None
     chosen: list[dict[str, Any]] = []
-    for repair in analysis.repairable:
+    for repair in analysis.repairable[:MAX_REPAIR_DAYS]:
         cands = _day_candidates(analysis, repair, ctx)
         if not cands or cands[0]["score"] < 1:
             continue
         key = (-cands[0]["score"], -repair.score, repair.day)
         if best is None or key < best:
             best, chosen = key, cands
-    for cand in chosen:
-        del cand["_rank"]
     return chosen
 
 
@@ -908,10 +1023,7 @@ def analyze_rhythm(state: ScheduleState, args: AnalyzeRhythmArgs, ctx: ToolConte
     lang = ctx.lang
     if not state.tasks:
         return _fail(state, "analyze_rhythm", t(lang, "an_state_empty"), "state_empty")
-    days = [
-        _day_rhythm(state, d.day_index)
-        for d in sorted(state.window.day_mapping, key=lambda d: d.day_index)
-    ]
+    days = _rhythms(state)
     category = args.category.strip() if args.category and args.category.strip() else None
     include_pending = args.include_pending if args.include_pending is not None else True
     issues, actions = _rhythm_issues(days)
