@@ -428,3 +428,24 @@ def test_analyze_rhythm_subjects_and_whitelist(s0):
     assert [s["category"] for s in placed["metrics"]["subjects"]] == ["线性代数", "英语"]
     bad = run_tool("analyze_rhythm", s0, {"dimensions": ["rhythm"]})
     assert not bad.ok and json.loads(bad.text)["error"].startswith("参数非法：dimensions。")
+
+
+def test_candidates_respect_the_order_constraint(builders, classes):
+    b = builders
+    state = b.make_state(
+        [
+            b.item(1, "A1", 7, 1, slots=[(1, 1, 2)]),
+            b.item(2, "A2", 7, 2, slots=[(2, 5, 6)]),
+            b.item(3, "B1", 8, 1, slots=[(1, 3, 4)]),
+            b.item(4, "C1", 9, 1, slots=[(3, 1, 2)]),
+        ],
+        days=3,
+        classes=classes,
+    )
+    cands = health(state)[1]["decision"]["candidates"]
+    ids = [c["candidate_id"] for c in cands]
+    assert "swap_3_4" in ids
+    assert "swap_1_4" not in ids  # A1 on day 3 would come after A2
+    for cand in cands:
+        if cand["tool"] == "move" and cand["arguments"]["task_id"] == 1:
+            assert (cand["arguments"]["new_day"], cand["arguments"]["new_slot_start"]) < (2, 4)
