@@ -435,7 +435,7 @@ def test_candidates_respect_the_order_constraint(builders, classes):
     state = b.make_state(
         [
             b.item(1, "A1", 7, 1, slots=[(1, 1, 2)]),
-            b.item(2, "A2", 7, 2, slots=[(2, 5, 6)]),
+            b.item(2, "A2", 7, 2, slots=[(2, 5, 5)], duration=1),
             b.item(3, "B1", 8, 1, slots=[(1, 3, 4)]),
             b.item(4, "C1", 9, 1, slots=[(3, 1, 2)]),
         ],
@@ -449,3 +449,4 @@ def test_candidates_respect_the_order_constraint(builders, classes):
     for cand in cands:
         if cand["tool"] == "move" and cand["arguments"]["task_id"] == 1:
             assert (cand["arguments"]["new_day"], cand["arguments"]["new_slot_start"]) < (2, 4)
+    assert health(state)[1]["metrics"]["same_type_transition_ratio"] == 0.75  # not acceptable
