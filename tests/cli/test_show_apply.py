@@ -210,3 +210,17 @@ def test_session_with_a_bad_store_url(planner):
     result = planner("session", "list", "--store", "mongodb://x")
     assert result.code == 1
     assert "unknown session store 'mongodb'" in result.err
+
+
+def test_diff_speaks_the_previews_language_unless_told(planner, tmp_path):
+    preview = tmp_path / "p.json"
+    move = json.dumps({"task_id": 6, "new_day": 5, "new_slot_start": 9})
+    assert planner("tool", S0, "move", move, "--lang", "en", "-o", preview).code == 0
+    assert planner("diff", preview).out.startswith("move [6]英语1: day 4 (Thu) sections 1-2")
+    assert planner("diff", preview, "--lang", "zh").out.startswith("移动 [6]英语1：第4天(星期4)")
+
+
+def test_diff_needs_a_preview(planner):
+    result = planner("diff", S0)
+    assert result.code == 1
+    assert "expected a preview" in result.err
