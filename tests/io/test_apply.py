@@ -207,6 +207,20 @@ def test_guest_moving_between_occurrences(tmp_path):
     assert item(new, 302)["embedded_time"]["day_of_week"] == 5
 
 
+def test_swapping_a_guest_with_a_task_exchanges_occurrence_and_event(tmp_path):
+    _, new, preview = applied(
+        tmp_path,
+        ("place", {"task_id": 7, "day": 6, "slot_start": 1}),
+        ("swap", {"task_a": 5, "task_b": 7}),
+    )
+    assert {c["state_id"]: c["type"] for c in preview["changes"]} == {5: "move", 7: "place"}
+    assert rows_of(new, 102, dow=2) == [(2, 3, 401), (2, 4, 401)]  # same occurrence, new guest
+    assert rows_of(new, 151) == [(6, 1, None), (6, 2, None)]
+    assert event(new, 151)["rel_id"] == 302
+    assert item(new, 401)["embedded_time"]["day_of_week"] == 2
+    assert item(new, 302)["embedded_time"]["day_of_week"] == 6
+
+
 # -- task events ----------------------------------------------------------------------------
 
 

@@ -48,6 +48,7 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    pytest.importorskip("redis", reason="the redis package is not installed (extra: redis)")
     if not Path(REDIS_SERVER).exists() and shutil.which("redis-server") is None:
         pytest.skip(f"{REDIS_SERVER} is not installed (apt-get install -y redis-server)")
     binary = REDIS_SERVER if Path(REDIS_SERVER).exists() else str(shutil.which("redis-server"))
