@@ -99,5 +99,6 @@ def render_ics(
             events.append(((start, slot.slot_end, str(event["uid"])), event))
     for _, event in sorted(events, key=lambda pair: pair[0]):
         cal.add_component(event)
-    cal.add_missing_timezones()
+    if hasattr(cal, "add_missing_timezones"):  # icalendar >= 6.1 writes the VTIMEZONE
+        cal.add_missing_timezones()
     return cal.to_ical().decode("utf-8")

@@ -32,18 +32,21 @@ BREAK_AFTER = (4, 8)  # morning | afternoon | evening
 
 
 def _block_lines(block: Block) -> list[str]:
-    """The text of each row of the block (top to bottom)."""
+    """The text of each row of the block (top to bottom); a guest sits on its own first row."""
     name = MARK[block.role] + block.task.name
     if not block.guests:
         lines = wrap(name, CELL, block.length)
-    else:
-        labels = [f"↳{MARK[g.role]}{g.task.name}" for g in block.guests]
-        if block.length == 1:
-            lines = [truncate(name + "/" + "/".join(labels), CELL)]
-        else:
-            lines = [truncate(name, CELL)] + [truncate(lb, CELL) for lb in labels]
-            lines = lines[: block.length]
-    return lines + ["┆"] * (block.length - len(lines))
+        return lines + ["┆"] * (block.length - len(lines))
+    labels = [f"↳{MARK[g.role]}{g.task.name}" for g in block.guests]
+    if block.length == 1:
+        return [truncate(name + "/" + "/".join(labels), CELL)]
+    rows = [truncate(name, CELL)] + ["┆"] * (block.length - 1)
+    for guest, label in zip(block.guests, labels, strict=True):
+        row = max(guest.start - block.start, 1)
+        while row < block.length - 1 and rows[row] != "┆":
+            row += 1
+        rows[row] = truncate(label, CELL) if rows[row] == "┆" else rows[row]
+    return rows
 
 
 def _cell(column: DayColumn, section: int) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from planner_cli.model.state import Slot
 from planner_cli.render.grid import width
 from planner_cli.render.text import render_text
 from tests.render.helpers import laid_out, s0, s0_with_guest
@@ -96,3 +97,10 @@ def test_english_headings():
     assert "Week 12  2026-11-23 – 2026-11-29" in out
     assert "Mon 11-23" in out
     assert "Pending (2): [4]线代2, [7]杂项" in out
+
+
+def test_a_guest_sits_on_its_own_row_inside_a_long_water_course():
+    state = s0_with_guest()
+    state.task(2).slots = [Slot(day=2, slot_start=1, slot_end=4)]
+    rows = grid_rows(render_text(state))
+    assert [cells(rows[s])[1] for s in (1, 2, 3, 4)] == ["~思政", "┆", "↳*线代2", "┆"]
