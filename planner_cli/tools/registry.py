@@ -118,7 +118,8 @@ class ToolSpec:
 
 
 _REGISTRY: dict[str, ToolSpec] = {}
-_MODULES = ("read", "write", "queue", "compound", "analyze", "layout")
+_LOADED = False  # set once every module of _MODULES was imported
+_MODULES = ("read", "write", "queue", "compound", "spread", "analyze", "layout")
 
 
 def tool(
@@ -138,8 +139,9 @@ def tool(
 
 
 def registry() -> dict[str, ToolSpec]:
-    """Every registered tool, by name (tool modules are imported on first use)."""
-    if not _REGISTRY:
+    """Every registered tool, by name (all tool modules are imported on first use)."""
+    global _LOADED
+    if not _LOADED:
         from importlib import import_module
 
         for module in _MODULES:
@@ -148,6 +150,7 @@ def registry() -> dict[str, ToolSpec]:
             except ModuleNotFoundError as exc:
                 if exc.name != f"planner_cli.tools.{module}":
                     raise
+        _LOADED = True
     return dict(sorted(_REGISTRY.items()))
 
 
