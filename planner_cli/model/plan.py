@@ -9,6 +9,7 @@ a run; step ids sort "naturally" (s2 before s10) wherever ties are broken.
 
 from __future__ import annotations
 
+import copy
 import re
 import types
 import typing
@@ -58,6 +59,9 @@ WRITE_TARGETS: dict[str, str] = {
     "swap": "placed",
     "unplace": "any",
 }
+
+
+_SCHEMAS: dict[tuple[Any, ...], dict[str, Any]] = {}
 
 
 def natural_key(step_id: str) -> tuple[Any, ...]:
@@ -359,8 +363,16 @@ class Plan(BaseModel):
         mode: Any = "validation",
         **kwargs: Any,
     ) -> dict[str, Any]:
-        """The compact schema by default: instructor sends this one to the model."""
-        return super().model_json_schema(by_alias, ref_template, schema_generator, mode, **kwargs)
+        """The compact schema by default (instructor sends this one to the model), cached per
+        class because it is asked for on every LLM call."""
+        # instructor wraps the model in a fresh subclass on every call: key on our own class
+        own = next((c for c in cls.__mro__ if "tool_kinds" in c.__dict__), cls)
+        key = (own, by_alias, ref_template, schema_generator, mode, tuple(sorted(kwargs.items())))
+        if key not in _SCHEMAS:
+            _SCHEMAS[key] = super().model_json_schema(
+                by_alias, ref_template, schema_generator, mode, **kwargs
+            )
+        return copy.deepcopy(_SCHEMAS[key])
 
     @model_validator(mode="after")
     def _check(self, info: ValidationInfo) -> Plan:
