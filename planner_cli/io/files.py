@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 from planner_cli.errors import InputError, Problem
 
 MAX_YAML_NODES = 200_000
+MAX_DEPTH = 64  # planner documents nest about 10 deep; deeper input is refused, not recursed into
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -75,14 +76,65 @@ def _expanded_size(node: yaml.Node, memo: dict[int, int]) -> int:
 
 def parse_text(text: str, name: str, as_yaml: bool) -> Any:
     """Parse JSON or YAML text; syntax errors become a one-line InputError."""
-    if not as_yaml:
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
+    try:
+        data = _parse_json(text, name) if not as_yaml else _parse_yaml(text, name)
+    except RecursionError:
+        raise InputError(
+            name, [Problem("", f"nesting is too deep (more than {MAX_DEPTH} levels)")]
+        ) from None
+    _check_tree(data, name)
+    return data
+
+
+def _check_tree(data: Any, name: str) -> None:
+    """Refuse what later stages could not handle: nesting deeper than MAX_DEPTH and strings
+    with lone surrogates (a JSON `\\ud800` escape; they cannot be written back as UTF-8)."""
+    stack: list[tuple[Any, str, int]] = [(data, "", 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if isinstance(value, str):
+            if not _encodable(value):
+                raise InputError(
+                    name, [Problem(path, "text is not valid Unicode (a lone surrogate escape)")]
+                )
+            continue
+        if not isinstance(value, dict | list):
+            continue
+        if depth >= MAX_DEPTH:
             raise InputError(
-                name,
-                [Problem("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")],
-            ) from None
+                name, [Problem(path, f"nesting is too deep (more than {MAX_DEPTH} levels)")]
+            )
+        if isinstance(value, list):
+            stack.extend((v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value))
+            continue
+        for key, child in value.items():
+            key_text = str(key)
+            if not _encodable(key_text):
+                raise InputError(
+                    name, [Problem(path, "a key is not valid Unicode (a lone surrogate escape)")]
+                )
+            stack.append((child, f"{path}.{key_text}" if path else key_text, depth + 1))
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _parse_json(text: str, name: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            name,
+            [Problem("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")],
+        ) from None
+
+
+def _parse_yaml(text: str, name: str) -> Any:
     loader = _CoreLoader(text)
     try:
         node = loader.get_single_node()
@@ -179,18 +231,32 @@ def dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
 
 
+def _default_mode(target: Path) -> int:
+    """An existing file keeps its mode; a new one gets the usual 0666 minus the umask."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def atomic_write(path: str | Path, text: str, mode: int | None = None) -> None:
-    """Write through a temp file in the same directory, fsync, then rename over the target."""
+    """Write through a temp file in the same directory, fsync, then rename over the target.
+
+    The file gets `mode` if given, else the mode of the file it replaces, else 0666 minus the
+    umask (mkstemp's private 0600 would otherwise leak into every output).
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    mode = _default_mode(target) if mode is None else mode
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -68,13 +68,25 @@ def load_export(path: str | Path) -> Export:
 
 @dataclass(frozen=True)
 class Loaded:
-    """A state read from any document, with what `apply` and previews need to know of its input."""
+    """A state read from any document, with what `apply` and previews need to know of its input.
+
+    A preview given as input continues that preview: `path`/`kind`/`sha256` are its own input's
+    (so the export it came from can still `apply` the result), `original` is its original state
+    (the diff base) and `prior_by` says which step made each of its changes.
+    """
 
     path: str
     kind: str
     sha256: str | None
     state: ScheduleState
     export: Export | None = None
+    original: ScheduleState | None = None
+    prior_by: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def base(self) -> ScheduleState:
+        """The state changes are measured against."""
+        return self.original if self.original is not None else self.state
 
 
 def load_any(
@@ -93,8 +105,7 @@ def load_any(
     if kind == "schedule-state":
         return Loaded(name, kind, sha, parse_state(data, name))
     if kind == "schedule-preview":
-        inner = data.get("state") if isinstance(data, dict) else None
-        return Loaded(name, kind, sha, parse_state(inner, name, "state"))
+        return _continue_preview(data, name, sha)
     if kind is None:
         raise InputError(
             name,
@@ -107,6 +118,25 @@ def load_any(
         )
     raise InputError(
         name, [Problem("kind", f"expected an export, a state or a preview (got {kind!r})")]
+    )
+
+
+def _continue_preview(data: dict[str, Any], name: str, sha: str | None) -> Loaded:
+    state = parse_state(data.get("state"), name, "state")
+    original = parse_state(data.get("original_state"), name, "original_state")
+    source = data.get("input") if isinstance(data.get("input"), dict) else {}
+    prior_by = {
+        c["state_id"]: c["by"]
+        for c in data.get("changes") or []
+        if isinstance(c, dict) and isinstance(c.get("state_id"), int) and isinstance(c.get("by"), str)
+    }
+    return Loaded(
+        path=str(source.get("path") or name),
+        kind=str(source.get("kind") or "schedule-preview"),
+        sha256=source.get("sha256") if source else sha,
+        state=state,
+        original=original,
+        prior_by=prior_by,
     )
 
 

@@ -86,7 +86,12 @@ def build_preview(
     timestamp: str | None = None,
 ) -> dict[str, Any]:
     """The preview document. `metrics` defaults to the solver-free scorer's figures."""
-    original = loaded.state
+    original = loaded.base
+    # steps of this run label what they changed; earlier changes keep the label of the preview
+    # this run continued
+    touched = {c["state_id"] for c in compute_changes(loaded.state, state)}
+    labels = dict(loaded.prior_by)
+    labels.update({sid: (by or {}).get(sid, default_by) for sid in touched})
     if metrics is None:
         from planner_cli.solver.score import score
 
@@ -100,7 +105,7 @@ def build_preview(
         "instruction": instruction,
         "original_state": original.dump(),
         "state": state.dump(),
-        "changes": compute_changes(original, state, by, default_by),
+        "changes": compute_changes(original, state, labels, default_by),
         "run": run,
         "metrics": metrics,
         "summary": summary,

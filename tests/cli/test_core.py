@@ -35,7 +35,9 @@ EXPECTED_PATHS = {
 
 
 def test_every_broken_fixture_is_covered():
-    assert sorted(EXPECTED_PATHS) == sorted(p.name for p in BROKEN.iterdir() if p.name != "README.md")
+    assert sorted(EXPECTED_PATHS) == sorted(
+        p.name for p in BROKEN.iterdir() if p.name != "README.md"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_PATHS))
@@ -56,7 +58,9 @@ def test_state_on_broken_input_writes_nothing(planner, tmp_path, name):
 
 
 def test_validate_all_good_fixtures(planner):
-    files = sorted((FIXTURES / "exports").glob("*.json")) + sorted((FIXTURES / "exports").glob("*.yaml"))
+    files = sorted((FIXTURES / "exports").glob("*.json")) + sorted(
+        (FIXTURES / "exports").glob("*.yaml")
+    )
     result = planner("validate", *files, FIXTURES / "states" / "s0.json")
     assert result.code == 0, result.err
     assert result.out.count("ok: ") == len(files) + 1
@@ -80,19 +84,38 @@ def test_tool_read_prints_text_and_exits_0(planner):
 
 
 def test_tool_refusal_exits_3_and_prints_message(planner):
-    result = planner("tool", FIXTURES / "states" / "s0.json", "place", '{"task_id": 3, "day": 2, "slot_start": 7}')
+    result = planner(
+        "tool",
+        FIXTURES / "states" / "s0.json",
+        "place",
+        '{"task_id": 3, "day": 2, "slot_start": 7}',
+    )
     assert result.code == 3
     assert "放置失败：[3]线代1 不是待安排任务，无法放置。" in result.out
 
 
 def test_tool_english(planner):
-    result = planner("tool", FIXTURES / "states" / "s0.json", "place", '{"task_id": 3, "day": 2, "slot_start": 7}', "--lang", "en")
+    result = planner(
+        "tool",
+        FIXTURES / "states" / "s0.json",
+        "place",
+        '{"task_id": 3, "day": 2, "slot_start": 7}',
+        "--lang",
+        "en",
+    )
     assert result.code == 3 and "放置失败" not in result.out
 
 
 def test_tool_writes_preview_with_change(planner, tmp_path):
     out = tmp_path / "p.json"
-    result = planner("tool", FIXTURES / "states" / "s0.json", "place", '{"task_id": 4, "day": 2, "slot_start": 3}', "-o", out)
+    result = planner(
+        "tool",
+        FIXTURES / "states" / "s0.json",
+        "place",
+        '{"task_id": 4, "day": 2, "slot_start": 3}',
+        "-o",
+        out,
+    )
     assert result.code == 0, result.out + result.err
     preview = json.loads(out.read_text())
     assert preview["kind"] == "schedule-preview" and len(preview["input"]["sha256"]) == 64
@@ -104,13 +127,25 @@ def test_tool_writes_preview_with_change(planner, tmp_path):
 
 def test_tool_refused_write_preview_keeps_state(planner, tmp_path):
     out = tmp_path / "p.json"
-    assert planner("tool", FIXTURES / "states" / "s0.json", "place", '{"task_id": 3, "day": 2, "slot_start": 7}', "-o", out).code == 3
+    assert (
+        planner(
+            "tool",
+            FIXTURES / "states" / "s0.json",
+            "place",
+            '{"task_id": 3, "day": 2, "slot_start": 7}',
+            "-o",
+            out,
+        ).code
+        == 3
+    )
     preview = json.loads(out.read_text())
     assert preview["changes"] == [] and preview["state"] == preview["original_state"]
 
 
 def test_tool_json_tool_prints_only_json(planner):
-    result = planner("tool", FIXTURES / "states" / "s0.json", "query_available_slots", '{"span": 2, "day": 2}')
+    result = planner(
+        "tool", FIXTURES / "states" / "s0.json", "query_available_slots", '{"span": 2, "day": 2}'
+    )
     assert result.code == 0
     assert json.loads(result.out)["count"] == 9
 
@@ -138,5 +173,28 @@ def test_python_dash_m_entry_point():
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "planner_cli", "--help"], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "planner_cli", "--help"], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0 and "validate" in proc.stdout
+
+
+def test_tool_on_a_preview_continues_it(planner, tmp_path):
+    first, second = tmp_path / "p1.json", tmp_path / "p2.json"
+    s0 = FIXTURES / "states" / "s0.json"
+    assert (
+        planner("tool", s0, "place", '{"task_id": 4, "day": 2, "slot_start": 3}', "-o", first).code
+        == 0
+    )
+    assert (
+        planner(
+            "tool", first, "move", '{"task_id": 6, "new_day": 5, "new_slot_start": 9}', "-o", second
+        ).code
+        == 0
+    )
+    p1, p2 = json.loads(first.read_text()), json.loads(second.read_text())
+    assert p2["input"] == p1["input"] and p2["original_state"] == p1["original_state"]
+    assert {(c["state_id"], c["by"]) for c in p2["changes"]} == {
+        (4, "tool:place"),
+        (6, "tool:move"),
+    }

@@ -9,8 +9,19 @@ from planner_cli.io.files import atomic_write, dumps, parse_text, read_data
 
 
 def test_yaml_keeps_times_words_and_dates_as_strings():
-    data = parse_text("a: 12:30\nb: no\nc: 2026-09-07\nd: on\ne: 08:00\nf: 3\ng: true\nh: ~\n", "x", True)
-    assert data == {"a": "12:30", "b": "no", "c": "2026-09-07", "d": "on", "e": "08:00", "f": 3, "g": True, "h": None}
+    data = parse_text(
+        "a: 12:30\nb: no\nc: 2026-09-07\nd: on\ne: 08:00\nf: 3\ng: true\nh: ~\n", "x", True
+    )
+    assert data == {
+        "a": "12:30",
+        "b": "no",
+        "c": "2026-09-07",
+        "d": "on",
+        "e": "08:00",
+        "f": 3,
+        "g": True,
+        "h": None,
+    }
 
 
 def test_yaml_object_construction_tag_is_refused():
@@ -81,3 +92,20 @@ def test_atomic_write_failure_keeps_old_content(tmp_path, monkeypatch):
         atomic_write(target, "new")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_atomic_write_new_file_gets_umask_mode_and_existing_keeps_mode(tmp_path):
+    import os
+
+    old = os.umask(0o022)
+    try:
+        new = tmp_path / "new.json"
+        atomic_write(new, "{}")
+        assert new.stat().st_mode & 0o777 == 0o644
+        kept = tmp_path / "kept.json"
+        kept.write_text("x")
+        kept.chmod(0o600)
+        atomic_write(kept, "y")
+        assert kept.stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(old)

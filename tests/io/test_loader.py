@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from planner_cli.errors import InputError
-from planner_cli.io.loader import default_duration, export_to_state, load_any, parse_export, state_rows
+from planner_cli.io.loader import (
+    default_duration,
+    export_to_state,
+    load_any,
+    parse_export,
+    state_rows,
+)
 from tests.helpers_export import export
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -21,7 +27,10 @@ def state_of(data=None, **kw):
 def test_window_from_explicit_window_maps_days():
     state = state_of()
     assert state.window.total_days == 7
-    assert [(d.day_index, d.week, d.day_of_week) for d in state.window.day_mapping][:2] == [(1, 5, 1), (2, 5, 2)]
+    assert [(d.day_index, d.week, d.day_of_week) for d in state.window.day_mapping][:2] == [
+        (1, 5, 1),
+        (2, 5, 2),
+    ]
 
 
 def test_window_from_class_dates_when_none_given():
@@ -115,7 +124,12 @@ def test_unknown_scope_class_is_an_error():
 
 def test_applied_item_outside_window_is_skipped():
     data = export()
-    data["task_items"][2]["embedded_time"] = {"week": 9, "day_of_week": 1, "section_from": 1, "section_to": 2}
+    data["task_items"][2]["embedded_time"] = {
+        "week": 9,
+        "day_of_week": 1,
+        "section_from": 1,
+        "section_to": 2,
+    }
     data["schedules"][2].pop("embedded_task_id")
     state = state_of(data)
     assert all(t.source_id != 203 for t in state.tasks)
@@ -126,7 +140,12 @@ def test_state_rows_round_trip_the_export_rows_in_window():
     state = export_to_state(parsed)
     expected = sorted(
         (
-            {"event_id": row.event_id, "week": row.week, "day_of_week": row.day_of_week, "section": s}
+            {
+                "event_id": row.event_id,
+                "week": row.week,
+                "day_of_week": row.day_of_week,
+                "section": s,
+            }
             | ({"embedded_task_id": row.embedded_task_id} if row.embedded_task_id else {})
             for _, row, s in parsed.cells()
         ),
@@ -135,7 +154,10 @@ def test_state_rows_round_trip_the_export_rows_in_window():
     assert state_rows(state) == expected
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in (FIXTURES / "exports").glob("*.*") if p.suffix in (".json", ".yaml")))
+@pytest.mark.parametrize(
+    "name",
+    sorted(p.name for p in (FIXTURES / "exports").glob("*.*") if p.suffix in (".json", ".yaml")),
+)
 def test_every_fixture_export_loads_and_round_trips(name):
     loaded = load_any(FIXTURES / "exports" / name)
     assert loaded.kind == "smartflow-export" and loaded.sha256
@@ -144,7 +166,10 @@ def test_every_fixture_export_loads_and_round_trips(name):
         for _, row, s in loaded.export.cells()
         if loaded.state.day_of(row.week, row.day_of_week) is not None
     }
-    rows = {(r["event_id"], r["week"], r["day_of_week"], r["section"], r.get("embedded_task_id")) for r in state_rows(loaded.state)}
+    rows = {
+        (r["event_id"], r["week"], r["day_of_week"], r["section"], r.get("embedded_task_id"))
+        for r in state_rows(loaded.state)
+    }
     assert rows == export_rows
 
 
@@ -180,7 +205,9 @@ def test_state_slot_outside_window_is_reported(tmp_path):
     p.write_text(json.dumps(raw))
     with pytest.raises(InputError) as exc:
         load_any(p)
-    assert exc.value.lines() == [f"error: {p}: tasks[0].slots[0].day: day 9 is outside the window (1-7)"]
+    assert exc.value.lines() == [
+        f"error: {p}: tasks[0].slots[0].day: day 9 is outside the window (1-7)"
+    ]
 
 
 def test_yaml_fixture_keeps_time_like_strings():
