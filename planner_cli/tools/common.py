@@ -193,10 +193,20 @@ def find_embed_host(
 
 
 def find_conflict(
-    state: ScheduleState, task: Task, day: int, start: int, end: int, exclude: set[int]
+    state: ScheduleState,
+    task: Task,
+    day: int,
+    start: int,
+    end: int,
+    exclude: set[int],
+    may_be_guest: bool = True,
 ) -> Task | None:
-    """The first task that makes the range unusable for `task` (None when it is free)."""
-    host = find_embed_host(state, task, day, start, end, exclude)
+    """The first task that makes the range unusable for `task` (None when it is free).
+
+    A free water-course occurrence that fully contains the range is not a conflict when the
+    task may become its guest; a task of several blocks never can (a guest is one block).
+    """
+    host = find_embed_host(state, task, day, start, end, exclude) if may_be_guest else None
     skip = exclude | {task.state_id}
     for other in state.tasks:
         if other.state_id in skip:
@@ -346,7 +356,9 @@ def relocate(
         assert task is not None
         for slot in task.slots:
             # tasks moved in this call are checked at their final positions (not excluded)
-            blocker = find_conflict(new, task, slot.day, slot.slot_start, slot.slot_end, set())
+            blocker = find_conflict(
+                new, task, slot.day, slot.slot_start, slot.slot_end, set(), len(task.slots) == 1
+            )
             if blocker is not None:
                 return new, Conflict(task, slot, blocker)
             if len(task.slots) == 1:

@@ -1,5 +1,5 @@
 """min_context_switch (seed-origin §2.14, §3.3): regroup a set of suggested tasks over their own
-positions so that tasks of one context (category) sit next to each other; atomic via write.settle.
+positions so that tasks of one context (category) sit next to each other; atomic via common.relocate.
 
 Decisions: the tag is the trimmed category, else the name, else "General"; after planning the
 new positions are checked for conflicts (embedding included) and then, jointly, for the
@@ -18,6 +18,7 @@ from planner_cli.tools.common import (
     ToolResult,
     check_range,
     get_task,
+    relocate,
     slot_label,
 )
 from planner_cli.tools.messages import t
@@ -29,7 +30,6 @@ from planner_cli.tools.write import (
     check_unlocked,
     embed_suffix,
     occupancy_lines,
-    settle,
 )
 
 
@@ -143,7 +143,7 @@ def min_context_switch(
         data = {"changed": [], "switches_before": n_before, "switches_after": n_after}
         return ToolResult(True, text, state, data)
 
-    new, conflict = settle(state, {task_id: [after[task_id]] for task_id in moved})
+    new, conflict = relocate(state, {task_id: [after[task_id]] for task_id in moved})
     if conflict is not None:
         raise ToolFailure(
             t(

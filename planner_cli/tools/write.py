@@ -1,6 +1,6 @@
 """Write tools place, move, swap, batch_move and unplace (seed 000 §5, seed-origin §2.8–2.12).
 
-Every position change goes through `settle` (common.relocate plus one extra guard), so moves are
+Every position change goes through `common.relocate`, so moves are
 simultaneous, atomic (the input state is never touched) and embed links stay right.
 
 Decisions where the spec leaves a choice (each pinned by tests/tools/test_write.py):
@@ -52,33 +52,6 @@ from planner_cli.tools.messages import Lang, t
 from planner_cli.tools.registry import ToolArgs, tool
 
 # -- shared helpers (also used by queue.py and compound.py) -------------------------------
-
-
-def settle(
-    state: ScheduleState, moves: dict[int, list[Slot]]
-) -> tuple[ScheduleState, Conflict | None]:
-    """`relocate`, plus: a moved task may overlap a water course only as its guest.
-
-    relocate only links single-block tasks; a multi-block task that relocate let through because
-    one block sits in a free occurrence would be an unlinked overlap, so it is a conflict here.
-    """
-    new, conflict = relocate(state, moves)
-    if conflict is not None:
-        return new, conflict
-    for task_id in moves:
-        task = new.task(task_id)
-        assert task is not None, task_id
-        for slot in task.slots:
-            for other in new.tasks:
-                if (
-                    other.state_id == task_id
-                    or not other.can_embed
-                    or other.state_id == task.embed_host
-                ):
-                    continue
-                if any(s.overlaps(slot.day, slot.slot_start, slot.slot_end) for s in other.slots):
-                    return new, Conflict(task, slot, other)
-    return new, None
 
 
 def check_unlocked(task: Task, prefix: str, lang: Lang) -> None:
@@ -174,7 +147,7 @@ def move_task(state: ScheduleState, task_id: int, day: int, start: int, lang: La
     check_unlocked(task, prefix, lang)
     check_not_hosting(state, task, prefix, lang)
     target = block(state, day, start, task.slot_sections, prefix, lang)
-    new, conflict = settle(state, {task_id: [target]})
+    new, conflict = relocate(state, {task_id: [target]})
     check_order(new, [task_id], prefix, lang)
     if conflict is not None:
         raise ToolFailure(conflict_report(state, conflict, prefix, lang))
@@ -290,7 +263,7 @@ def place(state: ScheduleState, args: PlaceArgs, ctx: ToolContext) -> ToolResult
             t(lang, "place_not_pending", prefix=prefix, id=task.state_id, name=task.name)
         )
     target = block(state, args.day, args.slot_start, task.duration, prefix, lang)
-    new, conflict = settle(state, {task.state_id: [target]})
+    new, conflict = relocate(state, {task.state_id: [target]})
     check_order(new, [task.state_id], prefix, lang)
     if conflict is not None:
         raise ToolFailure(conflict_report(state, conflict, prefix, lang))
@@ -356,7 +329,7 @@ def swap(state: ScheduleState, args: SwapArgs, ctx: ToolContext) -> ToolResult:
             )
         )
     ids = [a.state_id, b.state_id]
-    new, conflict = settle(state, {a.state_id: list(b.slots), b.state_id: list(a.slots)})
+    new, conflict = relocate(state, {a.state_id: list(b.slots), b.state_id: list(a.slots)})
     check_order(new, ids, prefix, lang)
     if conflict is not None:
         raise ToolFailure(
@@ -432,7 +405,7 @@ def batch_move(state: ScheduleState, args: BatchMoveArgs, ctx: ToolContext) -> T
             raise rollback(t(lang, "batch_move_item", reason=exc.text, i=i)) from None
         proposals[task.state_id] = [target]
     ids = list(proposals)
-    new, conflict = settle(state, proposals)
+    new, conflict = relocate(state, proposals)
     violation = order_violation(new, ids, lang)
     if violation is not None:
         raise rollback(violation)
@@ -485,7 +458,7 @@ def unplace(state: ScheduleState, args: UnplaceArgs, ctx: ToolContext) -> ToolRe
     check_unlocked(task, prefix, lang)
     guests = [g for g in (state.task(i) for i in task.embedded_by) if g is not None]
     ids = [task.state_id] + [g.state_id for g in guests]
-    new, conflict = settle(state, {i: [] for i in ids})
+    new, conflict = relocate(state, {i: [] for i in ids})
     assert conflict is None  # nothing lands anywhere
     for guest in guests:
         released = new.task(guest.state_id)
@@ -531,5 +504,4 @@ __all__ = [
     "embed_suffix",
     "move_task",
     "occupancy_lines",
-    "settle",
 ]

@@ -582,10 +582,10 @@ def test_swap_host_with_guest_refused(s0, calls):
     )
 
 
-def test_settle_refuses_a_multi_block_task_partly_in_a_water_course(builders):
+def test_relocate_refuses_a_multi_block_task_partly_in_a_water_course(builders):
     # swap exchanges whole slot lists, so from a valid state this cannot happen through a tool;
-    # settle still refuses it, because one embed link covers exactly one block
-    from planner_cli.tools.write import settle
+    # relocate still refuses it, because one embed link covers exactly one block
+    from planner_cli.tools.common import relocate
 
     b = builders
     state = b.make_state(
@@ -594,9 +594,9 @@ def test_settle_refuses_a_multi_block_task_partly_in_a_water_course(builders):
             b.item(2, "两段", 9, 0, slots=[(2, 1, 2)]),
         ]
     )
-    new, conflict = settle(state, {2: [b.slot(1, 3, 4), b.slot(2, 1, 2)]})
+    new, conflict = relocate(state, {2: [b.slot(1, 3, 4), b.slot(2, 1, 2)]})
     assert conflict is not None and conflict.blocker.state_id == 1
-    new, conflict = settle(state, {2: [b.slot(1, 3, 4)]})
+    new, conflict = relocate(state, {2: [b.slot(1, 3, 4)]})
     assert conflict is None and new.task(2).embed_host == 1
 
 
