@@ -1,4 +1,6 @@
-"""The engine's one entry point: picks plan file, no LLM, Plan-and-Solve or ReAct for a run.
+"""The engine's entry points: `run_engine` picks plan file, no LLM, Plan-and-Solve or ReAct;
+`plan_preview` is a whole `planner plan` run (options → backend → run → preview document), for
+the CLI and for batch/eval items alike.
 
 `history` is the conversation so far (a list of turns `{instruction, summary, outcome}`); the
 result's `history` adds this run's turn, which is the seam a session store saves and hands back.
@@ -6,12 +8,15 @@ result's `history` adds this run's turn, which is the seam a session store saves
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from planner_cli.engine.events import Events
 from planner_cli.engine.plan_solve import PlanSolveRun
 from planner_cli.engine.react import ReactRun
 from planner_cli.engine.run import EngineRun, RunResult, RunSettings, Tools
+from planner_cli.errors import UsageError
 from planner_cli.llm.backend import LLMBackend
 from planner_cli.model.state import ScheduleState
 
@@ -44,3 +49,150 @@ def run_engine(
     if settings.mode == "react":
         return ReactRun(state, instruction, **kwargs).run_llm(backend)
     return PlanSolveRun(state, instruction, **kwargs).run_llm(backend)
+
+
+@dataclass
+class PlanOptions:
+    """The options of `planner plan` (and of batch/eval items that plan)."""
+
+    instruction: str | None = None
+    mode: str = "plan-solve"
+    llm: str | None = None  # openai | openai:PROFILE | replay:FILE | none; None: llm.backend
+    plan_file: str | None = None
+    record: str | None = None
+    max_rounds: int | None = None
+    rough: bool = True
+    lang: str = "zh"
+    max_llm_calls: int | None = None
+    max_tokens: int | None = None
+    history: list[dict[str, Any]] | None = None
+
+
+@dataclass
+class PlanOutput:
+    preview: dict[str, Any]
+    result: RunResult
+    secrets: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return self.result.exit_code
+
+
+def run_settings(options: PlanOptions, settings: Mapping[str, Any]) -> RunSettings:
+    """RunSettings from configs/llm.yaml (and the user config) overridden by the options."""
+    llm = settings.get("llm") or {}
+    if options.mode not in ("plan-solve", "react"):
+        raise UsageError(f"--mode: expected plan-solve or react (got {options.mode!r})")
+    if options.lang not in ("zh", "en"):
+        raise UsageError(f"--lang: expected zh or en (got {options.lang!r})")
+    rounds = llm.get("max_rounds") or {}
+    default_rounds = 5 if options.mode == "plan-solve" else 20
+    if options.max_rounds is not None:
+        max_rounds = options.max_rounds
+    else:
+        max_rounds = (
+            rounds.get(options.mode, default_rounds) if isinstance(rounds, dict) else int(rounds)
+        )
+    if max_rounds < 1:
+        raise UsageError("--max-rounds: must be at least 1")
+
+    def pick(option: int | None, key: str) -> int | None:
+        value = option if option is not None else llm.get(key)
+        if value is not None and int(value) < 0:
+            raise UsageError(f"--{key.replace('_', '-')}: must not be negative")
+        return None if value is None else int(value)
+
+    return RunSettings(
+        mode=options.mode,
+        max_rounds=int(max_rounds),
+        lang=options.lang,  # type: ignore[arg-type]
+        rough=options.rough,
+        max_steps=int(llm.get("max_steps", 40)),
+        max_retries=int(llm.get("max_retries", 2)),
+        max_llm_calls=pick(options.max_llm_calls, "max_llm_calls"),
+        max_tokens=pick(options.max_tokens, "max_tokens"),
+        observation_chars=int(llm.get("observation_chars", 600)),
+        react_observation_chars=int(llm.get("react_observation_chars", 2000)),
+        overview_chars=int(llm.get("overview_chars", 6000)),
+        solver=dict(settings.get("solver") or {}),
+    )
+
+
+def plan_preview(
+    loaded: Any,
+    options: PlanOptions,
+    settings: Mapping[str, Any],
+    *,
+    events: Events,
+    env: Mapping[str, str] | None = None,
+    tools: Tools | None = None,
+) -> PlanOutput:
+    """One `planner plan` run on a loaded input: the preview document and the run's result.
+
+    Raises PlannerError for bad options, an unreadable cassette or an invalid plan file (nothing
+    to write); every LLM failure is an outcome inside the preview instead.
+    """
+    import os
+
+    from planner_cli.engine.events import redact
+    from planner_cli.io.files import read_data
+    from planner_cli.io.preview import build_preview
+    from planner_cli.llm.select import save_recording, select_backend
+
+    env = os.environ if env is None else env
+    run = run_settings(options, settings)
+    if options.plan_file and options.llm not in (None, "none"):
+        raise UsageError("--plan-file runs without an LLM; leave out --llm")
+    if options.plan_file and options.record:
+        raise UsageError("--record needs --llm openai, not --plan-file")
+    plan_data = read_data(options.plan_file) if options.plan_file else None
+    selected = select_backend(
+        "none" if options.plan_file else options.llm,
+        settings.get("llm") or {},
+        env,
+        record=options.record,
+    )
+    events.secrets = sorted({*events.secrets, *selected.secrets})
+    result = run_engine(
+        loaded.state,
+        options.instruction,
+        settings=run,
+        events=events,
+        backend=selected.backend,
+        plan_data=plan_data,
+        plan_name=options.plan_file or "plan",
+        history=options.history,
+        tools=tools,
+    )
+    if options.record:
+        save_recording(
+            selected,
+            options.record,
+            {
+                "instruction": options.instruction,
+                "input": loaded.path,
+                "mode": options.mode,
+                "lang": options.lang,
+                "rough": options.rough,
+            },
+        )
+    backend_label = "plan-file" if options.plan_file else selected.label
+    preview = build_preview(
+        loaded,
+        result.state,
+        settings={
+            "mode": run.mode,
+            "max_rounds": run.max_rounds,
+            "lang": run.lang,
+            "rough": run.rough,
+            "llm": backend_label,
+        },
+        by=result.by,
+        default_by="rough_layout",
+        run=result.run,
+        instruction=options.instruction,
+        summary=result.summary,
+        generator={"llm": {"backend": backend_label, "model": selected.model}},
+    )
+    return PlanOutput(redact(preview, selected.secrets), result, selected.secrets)

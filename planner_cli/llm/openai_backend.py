@@ -3,7 +3,9 @@
 Endpoints come from profiles in configs/llm.yaml (base URL, model, instructor mode tools /
 json_schema / md_json, extra request body, e.g. turning "thinking" off) overridden by
 OPENAI_BASE_URL, OPENAI_API_KEY and PLANNER_MODEL. Transport retries (429, 5xx, connection)
-are the client's `max_retries`; schema re-asks are instructor's; nothing else retries. Each
+are the client's `max_retries`; schema re-asks are instructor's; nothing else retries. The one
+timeout (llm.timeout_s) bounds every request; it is not also passed to instructor, whose
+deadline would cut re-asks short depending on the model's speed. Each
 completion passes one hook that counts usage, reports reasoning (`reasoning_content`, a
 `<think>` block, or text around the JSON) and, in the JSON modes, leaves only the JSON for the
 parser. Error messages never carry the API key: they are masked with every other output.
@@ -250,7 +252,6 @@ class OpenAIBackend:
             "response_model": response_model,
             "context": context,
             "max_retries": max(0, max_retries),
-            "timeout": endpoint.timeout_s,
         }
         if endpoint.temperature is not None:
             request["temperature"] = endpoint.temperature
