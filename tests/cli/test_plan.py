@@ -277,3 +277,45 @@ def test_usage_errors(planner, tmp_path, env, args, message):
 def test_missing_cassette_is_an_input_error(planner, tmp_path, env):
     result, preview, *_ = plan(planner, tmp_path, "--llm", f"replay:{tmp_path / 'none.json'}")
     assert result.code == 1 and "cassette file not found" in result.err
+
+
+PLAN_FIXTURES = [
+    ("week_vocab_mornings.json", "week.json", [], 0, ["success"] * 13),
+    (
+        "seed13_probability_mornings.json",
+        "seed13.yaml",
+        ["--task-class", "10"],
+        0,
+        ["success"] * 11,
+    ),
+    (
+        "seed13_conflict_skips.json",
+        "seed13.yaml",
+        [],
+        3,
+        ["failed", "skipped", "skipped", "success"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("plan_name", "export", "args", "code", "statuses"), PLAN_FIXTURES)
+def test_plan_fixtures(planner, tmp_path, env, plan_name, export, args, code, statuses):
+    out = tmp_path / "preview.json"
+    plan_path = FIXTURES / "plans" / plan_name
+    result = planner(
+        "plan",
+        FIXTURES / "exports" / export,
+        "-o",
+        out,
+        "--plan-file",
+        plan_path,
+        "--no-rough",
+        *args,
+    )
+    assert result.code == code, result.err
+    preview = json.loads(out.read_text(encoding="utf-8"))
+    steps = preview["run"]["rounds"][0]["steps"]
+    by_id = {s["id"]: s["status"] for s in steps}
+    plan_ids = [s["id"] for s in json.loads(plan_path.read_text(encoding="utf-8"))["steps"]]
+    assert [by_id[i] for i in plan_ids] == statuses
+    assert planner("validate", plan_path).code == 0
