@@ -10,6 +10,7 @@ code by 0 < 3 < 4 < 1.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import glob
 import hashlib
 import json
@@ -22,11 +23,15 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from planner_cli import __version__
 from planner_cli.errors import InputError, LockError, PlannerError, Problem, UsageError
 from planner_cli.io.files import atomic_write, dumps
+
+if TYPE_CHECKING:
+    from planner_cli.io.loader import Loaded
+    from planner_cli.solver.layout import LayoutResult
 
 JOURNAL_NAME = "journal.jsonl"
 LOCK_NAME = ".planner-batch.lock"
@@ -113,42 +118,67 @@ class ItemResult:
 Producer = Callable[[str, ItemOptions, dict[str, Any]], tuple[dict[str, Any], int]]
 
 
+def uses_engine(options: ItemOptions) -> bool:
+    """An instruction, a plan file or an LLM make an item a `planner plan` run; else a layout."""
+    return bool(options.instruction or options.plan_file or options.llm not in (None, "none"))
+
+
 def produce_preview(
     path: str, options: ItemOptions, settings: dict[str, Any]
 ) -> tuple[dict[str, Any], int]:
-    """The preview of one export and its exit code, as `planner plan`/`planner layout` give them."""
-    return _layout_preview(path, options, settings)
-
-
-def _layout_preview(
-    path: str, options: ItemOptions, settings: dict[str, Any]
-) -> tuple[dict[str, Any], int]:
+    """The preview of one input and its exit code, as `planner plan`/`planner layout` give them."""
     from planner_cli.io.loader import load_any
-    from planner_cli.io.preview import build_preview
-    from planner_cli.solver.layout import rough_layout
-    from planner_cli.solver.settings import SolverSettings
 
     scope = list(options.task_class) if options.task_class else None
     loaded = load_any(path, scope)
-    solver_settings = SolverSettings.from_dict(
-        settings.get("solver"), time_limit_s=options.time_limit, random_seed=options.seed
-    )
+    solver_section = _solver_section(options, settings)
+    if not uses_engine(options):
+        return _layout_preview(loaded, scope, options, solver_section)
+    return _plan_preview(loaded, scope, options, {**settings, "solver": solver_section})
+
+
+def _solver_section(options: ItemOptions, settings: dict[str, Any]) -> dict[str, Any]:
+    """The `solver` settings with --seed and --time-limit applied (validated)."""
+    from planner_cli.solver.settings import SolverSettings
+
+    section = dict(settings.get("solver") or {})
+    if options.seed is not None:
+        section["random_seed"] = options.seed
+    if options.time_limit is not None:
+        section["time_limit_s"] = options.time_limit
+    SolverSettings.from_dict(section)
+    return section
+
+
+def _lay_out(
+    loaded: Loaded, scope: list[int] | None, options: ItemOptions, solver_section: dict[str, Any]
+) -> LayoutResult:
+    from planner_cli.solver.layout import rough_layout
+
     solver: Literal["cpsat", "greedy"] = "greedy" if options.solver == "greedy" else "cpsat"
-    result = rough_layout(
+    return rough_layout(
         loaded.state,
         scope,
         solver=solver,
-        settings=solver_settings,
+        settings=solver_section,
         now=options.now,
-        lang=options.lang,  # type: ignore[arg-type]
+        lang="en" if options.lang == "en" else "zh",
     )
+
+
+def _layout_preview(
+    loaded: Loaded, scope: list[int] | None, options: ItemOptions, solver_section: dict[str, Any]
+) -> tuple[dict[str, Any], int]:
+    from planner_cli.io.preview import build_preview
+
+    result = _lay_out(loaded, scope, options, solver_section)
     preview = build_preview(
         loaded,
         result.state,
         settings={
-            "solver": solver,
-            "seed": solver_settings.random_seed,
-            "time_limit_s": solver_settings.time_limit_s,
+            "solver": options.solver or "cpsat",
+            "seed": solver_section.get("random_seed", 0),
+            "time_limit_s": solver_section.get("time_limit_s"),
             "now": options.now,
             "lang": options.lang,
         },
@@ -159,6 +189,38 @@ def _layout_preview(
     return preview, 3 if result.pending else 0
 
 
+def _plan_preview(
+    loaded: Loaded, scope: list[int] | None, options: ItemOptions, settings: dict[str, Any]
+) -> tuple[dict[str, Any], int]:
+    """`planner plan` through the engine's own entry point, silently (no events shown).
+
+    The engine takes neither `now` nor a solver choice, so with --now or --solver the rough
+    layout runs here first and the engine continues from its result (the preview still diffs
+    against the input and labels those placements `rough_layout`).
+    """
+    from planner_cli.engine.api import PlanOptions, plan_preview
+    from planner_cli.engine.events import Events
+
+    if options.now is not None or options.solver is not None:
+        laid_out = _lay_out(loaded, scope, options, settings["solver"])
+        loaded = dataclasses.replace(
+            loaded,
+            state=laid_out.state,
+            original=loaded.base,
+            prior_by={**loaded.prior_by, **dict.fromkeys(laid_out.changed, "rough_layout")},
+        )
+    plan_options = PlanOptions(
+        instruction=options.instruction,
+        mode=options.mode,
+        llm=None if options.plan_file else options.llm,
+        plan_file=options.plan_file,
+        record=options.record,
+        lang=options.lang,
+    )
+    out = plan_preview(loaded, plan_options, settings, events=Events())
+    return out.preview, out.exit_code
+
+
 def check_options(options: ItemOptions) -> None:
     """Refuse, before any item runs, options that would fail every item the same way."""
     llm = options.llm
@@ -166,6 +228,8 @@ def check_options(options: ItemOptions) -> None:
         raise UsageError(f"--llm: expected openai, replay:FILE or none (got {llm!r})")
     if llm and llm.startswith("replay:") and not Path(llm[len("replay:") :]).is_file():
         raise InputError(llm[len("replay:") :], [Problem("", "cassette file not found")])
+    if options.plan_file is not None and llm not in (None, "none"):
+        raise UsageError("--plan-file runs without an LLM; leave out --llm")
     if options.plan_file is not None and not Path(options.plan_file).is_file():
         raise InputError(options.plan_file, [Problem("", "file not found")])
 

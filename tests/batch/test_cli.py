@@ -168,3 +168,61 @@ def test_no_inputs_is_not_an_error(planner, tmp_path):
     result = planner("batch", tmp_path / "empty", "--out", tmp_path / "out")
     assert result.code == 0
     assert "batch: 0 item(s)" in result.out
+
+
+EVAL = FIXTURES / "eval"
+
+
+def test_plan_file_items_run_through_the_engine(planner, tmp_path):
+    out = tmp_path / "out"
+    result = planner(
+        "batch",
+        EVAL / "states" / "week-planned.json",
+        "--out",
+        out,
+        "--instruction",
+        "把周二晚上的单词复习和周三上午的高数换一下。",
+        "--plan-file",
+        EVAL / "plans" / "swap-vocab-calculus.json",
+    )
+    assert result.code == 0, result.out + result.err
+    preview = json.loads((out / "week-planned.preview.json").read_text(encoding="utf-8"))
+    assert preview["run"]["outcome"] == "completed"
+    assert preview["instruction"].startswith("把周二晚上")
+    assert sorted((c["state_id"], c["by"]) for c in preview["changes"]) == [(10, "s1"), (17, "s1")]
+
+
+def test_now_on_the_plan_path_reschedules_before_the_plan_runs(planner, tmp_path):
+    out = tmp_path / "out"
+    result = planner(
+        "batch",
+        EVAL / "states" / "seed13-planned.json",
+        "--out",
+        out,
+        "--now",
+        "5:4",
+        "--instruction",
+        "周末别给我安排学习",
+        "--plan-file",
+        EVAL / "plans" / "weekend-free.json",
+    )
+    assert result.code == 0, result.out + result.err
+    preview = json.loads((out / "seed13-planned.preview.json").read_text(encoding="utf-8"))
+    by = {c["state_id"]: c["by"] for c in preview["changes"]}
+    # the lapsed Tuesday and Wednesday sessions are re-placed from Thursday on, then the plan runs
+    assert by == {8: "rough_layout", 9: "rough_layout", 14: "s2"}
+    assert all(slot["day"] >= 4 for c in preview["changes"] for slot in c["to"])
+
+
+def test_plan_file_and_llm_exclude_each_other(planner, tmp_path):
+    result = planner(
+        "batch",
+        EXPORTS / "tiny.yaml",
+        "--out",
+        tmp_path / "out",
+        "--plan-file",
+        EVAL / "plans" / "weekend-free.json",
+        "--llm",
+        "openai",
+    )
+    assert result.code == 2 and "--plan-file runs without an LLM" in result.err
