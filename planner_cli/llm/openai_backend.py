@@ -122,21 +122,40 @@ def split_reasoning(content: str, mode: str) -> tuple[str, str]:
     if mode == "md_json":
         before = content.split("```", 1)[0].strip() if "```" in content else ""
         return "\n".join(p for p in (reasoning, before) if p), content
-    stripped = content.strip()
-    if stripped.startswith(("{", "[")):
+    if _is_json(content):
         return reasoning, content
     fences = _FENCE.findall(content)
-    start = content.find("{")
-    if fences:
-        body = fences[-1].strip()
+    if fences and _is_json(fences[-1]):
         before = content[: content.find("```")].strip()
-    elif start >= 0:
-        end = content.rfind("}")
-        body = content[start : end + 1] if end > start else content[start:]
-        before = content[:start].strip()
-    else:
+        return "\n".join(p for p in (reasoning, before) if p), fences[-1].strip()
+    start = _trailing_json(content)
+    if start is None:
         return reasoning, content
-    return "\n".join(p for p in (reasoning, before) if p), body
+    before = content[:start].strip()
+    return "\n".join(p for p in (reasoning, before) if p), content[start:].strip()
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _trailing_json(text: str) -> int | None:
+    """Where the JSON object that ends the text starts (text before it is prose), or None."""
+    decoder = json.JSONDecoder()
+    for n, match in enumerate(re.finditer(r"\{", text)):
+        if n >= 200:  # an answer is a plan, not a novel of braces
+            return None
+        try:
+            _, end = decoder.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        if not text[end:].strip():
+            return match.start()
+    return None
 
 
 def _describe(cause: BaseException, endpoint: Endpoint) -> str:

@@ -319,3 +319,47 @@ def test_plan_fixtures(planner, tmp_path, env, plan_name, export, args, code, st
     plan_ids = [s["id"] for s in json.loads(plan_path.read_text(encoding="utf-8"))["steps"]]
     assert [by_id[i] for i in plan_ids] == statuses
     assert planner("validate", plan_path).code == 0
+
+
+CASSETTES = sorted((FIXTURES / "cassettes").glob("*.json"))
+
+
+def test_cassette_collection():
+    """At least four realistic cassettes, Chinese and English instructions, no secret inside."""
+    assert len(CASSETTES) >= 4
+    metas = [json.loads(p.read_text(encoding="utf-8"))["meta"] for p in CASSETTES]
+    langs = {
+        "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in m["run"]["instruction"]) else "en"
+        for m in metas
+    }
+    assert langs == {"zh", "en"}
+    for path in CASSETTES:
+        text = path.read_text(encoding="utf-8")
+        assert "sk-fake-recording-key" not in text and "authorization" not in text.lower()
+
+
+@pytest.mark.parametrize("cassette", CASSETTES, ids=lambda p: p.stem)
+def test_cassettes_replay_byte_identical(planner, tmp_path, env, monkeypatch, cassette):
+    """Each cassette replays offline to the recorded run, twice with identical bytes.
+    A failure here after a prompt, tool or solver change: re-record with
+    `python -m tests.fakes.record_cassettes` and review the diff."""
+    from tests.fakes.record_cassettes import ROOT, replay_args, sha
+
+    data = json.loads(cassette.read_text(encoding="utf-8"))
+    expect = data["meta"]["expect"]
+    monkeypatch.chdir(ROOT)
+    outputs = []
+    for name in ("first.json", "second.json"):
+        out = tmp_path / name
+        result = planner("plan", *replay_args(data), "-o", out, "--llm", f"replay:{cassette}")
+        assert result.code == expect["exit_code"], result.out + result.err
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+    preview = json.loads(outputs[0])
+    assert "has no recorded answer" not in json.dumps(preview["run"], ensure_ascii=False), (
+        "cassette miss: re-record with python -m tests.fakes.record_cassettes"
+    )
+    assert preview["run"]["outcome"] == expect["outcome"]
+    assert sha(preview["run"]) == expect["run_sha256"]
+    assert sha(preview["state"]) == expect["state_sha256"]
+    assert preview["generator"]["llm"]["backend"] == "replay"

@@ -197,6 +197,11 @@ def test_split_reasoning():
     assert split_reasoning('<think>x</think>{"a": 1}', "json_schema") == ("x", '{"a": 1}')
     assert split_reasoning("plain", "tools") == ("plain", "plain")
     assert split_reasoning("no json here", "json_schema") == ("", "no json here")
+    # prose that itself starts with a bracket or contains braces
+    assert split_reasoning('[9] is fixed; use {ref}.\n{"a": {"b": 1}}', "json_schema") == (
+        "[9] is fixed; use {ref}.",
+        '{"a": {"b": 1}}',
+    )
 
 
 # -- profiles -------------------------------------------------------------------------------
