@@ -101,8 +101,9 @@ def _check_tree(data: Any, name: str) -> None:
         if not isinstance(value, dict | list):
             continue
         if depth >= MAX_DEPTH:
+            where = path if len(path) <= 60 else path[:60] + "…"
             raise InputError(
-                name, [Problem(path, f"nesting is too deep (more than {MAX_DEPTH} levels)")]
+                name, [Problem(where, f"nesting is too deep (more than {MAX_DEPTH} levels)")]
             )
         if isinstance(value, list):
             stack.extend((v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value))
