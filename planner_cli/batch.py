@@ -72,6 +72,7 @@ class ItemOptions:
     task_class: tuple[int, ...] | None = None
     lang: str = "zh"
     record: str | None = None
+    rough: bool = True
 
 
 @dataclass(frozen=True)
@@ -201,7 +202,7 @@ def _plan_preview(
     from planner_cli.engine.api import PlanOptions, plan_preview
     from planner_cli.engine.events import Events
 
-    if options.now is not None or options.solver is not None:
+    if options.rough and (options.now is not None or options.solver is not None):
         laid_out = _lay_out(loaded, scope, options, settings["solver"])
         loaded = dataclasses.replace(
             loaded,
@@ -216,6 +217,7 @@ def _plan_preview(
         plan_file=options.plan_file,
         record=options.record,
         lang=options.lang,
+        rough=options.rough,
     )
     out = plan_preview(loaded, plan_options, settings, events=Events())
     return out.preview, out.exit_code

@@ -176,6 +176,7 @@ class Case(CaseDefaults):
     )
     now: str | None = None
     task_class: list[int] | None = None
+    rough: bool = Field(default=True, description="Rough layout before planning (plan/cassette).")
     expect: Expect = Field(default_factory=Expect)
 
     @model_validator(mode="after")
@@ -667,6 +668,7 @@ def case_options(case: Case, llm: str = "replay", record: bool = False) -> Any:
         task_class=tuple(case.task_class) if case.task_class else None,
         lang=case.lang,
         record=case.cassette if (record and case.cassette and llm == "openai") else None,
+        rough=case.rough,
     )
 
 

@@ -56,6 +56,9 @@ def batch(
         None, "--plan-file", help="Run this plan file on every item instead of asking an LLM."
     ),
     mode: str = typer.Option("plan-solve", "--mode", help="plan-solve | react."),
+    no_rough: bool = typer.Option(
+        False, "--no-rough", help="With an instruction: no rough layout before planning."
+    ),
     solver: str | None = typer.Option(None, "--solver", help="cpsat | greedy."),
     seed: int | None = typer.Option(None, "--seed", help="Solver random seed."),
     time_limit: float | None = typer.Option(
@@ -100,6 +103,7 @@ def batch(
         time_limit=time_limit,
         task_class=tuple(ids) if ids else None,
         lang=lang,
+        rough=not no_rough,
     )
     check_options(options)
     report = run_batch(

@@ -155,3 +155,50 @@ def test_the_shipped_suite_detects_a_broken_plan(planner, tmp_path):
     )
     assert result.code == 3
     assert "check position" in result.out
+
+
+def test_record_refreshes_a_cassette_that_then_replays_offline(planner, suite_dir, monkeypatch):
+    """`--llm openai --record` goes through the engine's recording against a live endpoint (a
+    fake chat-completions server on 127.0.0.1); the default replay then runs without it."""
+    from tests.fakes.openai_server import FakeOpenAI, answer
+
+    cassette = suite_dir / "cassettes" / "swap.json"
+    suite = write_suite(
+        suite_dir,
+        [
+            {
+                "id": "swap-live",
+                "input": str(SUITE / "states" / "week-planned.json"),
+                "instruction": "把周二晚上的单词复习和周三上午的高数换一下。",
+                "cassette": "cassettes/swap.json",
+                "expect": {
+                    "exit_code": 0,
+                    "outcome": "completed",
+                    "positions": [{"task": 17, "week": 5, "day_of_week": 3, "slot_start": 3}],
+                },
+            }
+        ],
+    )
+    script = [
+        answer(
+            {
+                "goal": "swap them",
+                "steps": [{"id": "s1", "tool": "swap", "args": {"task_a": 17, "task_b": 10}}],
+            }
+        ),
+        answer({"goal": "swap them", "done": True, "summary": "swapped", "steps": []}),
+    ]
+    with FakeOpenAI(script) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-eval-key")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("PLANNER_MODEL", "scripted-fake")
+        live = planner("eval", suite, "--llm", "openai", "--record")
+        assert len(server.requests) == 2
+    assert live.code == 0, live.out
+    assert cassette.is_file() and "sk-fake-eval-key" not in cassette.read_text(encoding="utf-8")
+
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    replayed = planner("eval", suite)
+    assert replayed.code == 0, replayed.out
+    assert "swap-live" in replayed.out and "completed" in replayed.out
