@@ -47,12 +47,11 @@ class Usage:
 
 @dataclass
 class Completion(Generic[M]):
-    """A validated answer with what it cost; `rejected` holds the errors of re-asked answers."""
+    """A validated answer with what it cost (re-asked answers included) and its reasoning."""
 
     value: M
     usage: Usage
     reasoning: list[str] = field(default_factory=list)
-    rejected: list[str] = field(default_factory=list)
 
 
 class LLMUnavailable(LLMError):
@@ -86,5 +85,5 @@ class LLMBackend(Protocol):
         context: dict[str, Any],
         max_retries: int,
         emit: Emit,
-        on_rejected: Callable[[str], None],
+        on_rejected: Callable[[Exception], None],
     ) -> Completion[M]: ...

@@ -452,7 +452,7 @@ def _plan_model(infos: tuple[ToolInfo, ...]) -> type[Plan]:
             f"{_camel(info.name)}Step",
             __base__=Step,
             __module__=__name__,
-            tool=(Literal[info.name], ...),
+            tool=(Literal[info.name], ...),  # type: ignore[arg-type]
             args=(args, args_field),
         )
         member.tool_args = info.args

@@ -85,6 +85,7 @@ class Scenario:
     model: Model
     args: list[str] = field(default_factory=list)
     llm: str = "openai"  # openai:PROFILE picks the instructor mode of that profile
+    requires: tuple[str, ...] = ()  # tools that must be registered (the solver's)
 
 
 # -- scripted models ----------------------------------------------------------------------
@@ -381,6 +382,7 @@ SCENARIOS = [
         "fixtures/exports/seed13.yaml",
         "把概率论的复习挪到上午，周末空出来",
         probability_mornings,
+        requires=("rough_layout", "spread_even"),
     ),
     Scenario(
         "week_en_vocabulary_reask",
@@ -404,6 +406,7 @@ SCENARIOS = [
         exam_evenings,
         ["--lang", "en"],
         llm="openai:llamacpp",
+        requires=("rough_layout", "spread_even"),
     ),
     Scenario(
         "seed13_zh_every_other_day",
@@ -481,8 +484,14 @@ def record(scenario: Scenario) -> dict[str, Any]:
 def main(names: list[str]) -> None:
     os.chdir(ROOT)
     OUT.mkdir(parents=True, exist_ok=True)
+    from planner_cli.tools.registry import registry
+
     chosen = [s for s in SCENARIOS if not names or s.name in names]
     for scenario in chosen:
+        missing = [name for name in scenario.requires if name not in registry()]
+        if missing:
+            print(f"{scenario.name}: skipped, tools not registered: {', '.join(missing)}")
+            continue
         expect = record(scenario)
         print(f"{scenario.name}: {expect['outcome']} (exit {expect['exit_code']})")
 
