@@ -512,6 +512,9 @@ def run_checks(
             if outcome not in allowed
             else Check(f"outcome {'|'.join(allowed)}", True)
         )
+    if case.cassette and outcome == "fallback" and not _allows(expect.outcome, "fallback"):
+        notes = (preview.get("run") or {}).get("notes") or []
+        checks.append(Check("llm usable", False, "; ".join(notes) or "the run fell back"))
     if expect.no_violations:
         problems = state_problems(state)
         reported = metrics.get("hard_violations", 0)
@@ -576,6 +579,12 @@ def run_checks(
             else Check(f"metric {key} in {bounds}", True)
         )
     return [c if not c.ok else Check(c.name, True) for c in checks]
+
+
+def _allows(expected: str | list[str] | None, outcome: str) -> bool:
+    return expected is not None and outcome in (
+        [expected] if isinstance(expected, str) else expected
+    )
 
 
 def flat_metrics(preview: dict[str, Any]) -> dict[str, float]:

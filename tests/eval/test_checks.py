@@ -247,3 +247,19 @@ def test_an_expected_error_needs_no_preview():
     unexpected = Case.model_validate({"id": "c", "input": "x"})
     failed = run_checks(unexpected, None, 1, "error: x: file not found")
     assert [(x.name, x.ok) for x in failed] == [("preview", False)]
+
+
+def test_a_cassette_case_that_falls_back_fails_with_the_miss():
+    doc = preview(outcome="fallback")
+    doc["run"]["notes"] = ["round 1: cassette c.json has no recorded answer for request 1234"]
+    stale = Case.model_validate({"id": "c", "input": "x", "cassette": "c.json"})
+    failed = [x for x in run_checks(stale, doc, 4, "") if not x.ok]
+    assert [(x.name, x.detail) for x in failed] == [
+        ("llm usable", "round 1: cassette c.json has no recorded answer for request 1234")
+    ]
+    wanted = Case.model_validate(
+        {"id": "c", "input": "x", "cassette": "c.json", "expect": {"outcome": "fallback"}}
+    )
+    assert all(x.ok for x in run_checks(wanted, doc, 4, ""))
+    no_llm = Case.model_validate({"id": "c", "input": "x"})
+    assert all(x.ok for x in run_checks(no_llm, doc, 4, ""))
