@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from pydantic import Field
 
 from planner_cli.errors import InputError
 from planner_cli.io.loader import load_any
@@ -20,6 +22,7 @@ from planner_cli.model.plan import (
     resolve_ref,
     substitute_refs,
 )
+from planner_cli.tools.registry import ToolArgs
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT = Path(__file__).parent / "snapshots" / "plan_schema.json"
@@ -49,11 +52,37 @@ def step(sid, tool, args=None, deps=()):
 # -- schema ---------------------------------------------------------------------------------
 
 
+class SnapshotMoveArgs(ToolArgs):
+    """Move one suggested task (a stand-in tool: the snapshot covers the plan's own text)."""
+
+    task_id: int = Field(description="state_id of the task.")
+    new_day: int = Field(description="Target day index (1..N).")
+
+
+class SnapshotQueryArgs(ToolArgs):
+    """Free blocks (a stand-in read tool)."""
+
+    span: int | None = Field(default=None, description="Block length in sections.")
+    day_of_week: list[int] | None = Field(default=None, description="Weekdays to keep.")
+
+
+SNAPSHOT_SPECS = {
+    "move": SimpleNamespace(args=SnapshotMoveArgs, kind="write"),
+    "query": SimpleNamespace(args=SnapshotQueryArgs, kind="read"),
+}
+
+
 def test_schema_snapshot():
-    """Field descriptions are prompt text: any change must be deliberate.
-    Regenerate with PLANNER_UPDATE_SNAPSHOTS=1."""
-    schema = plan_model().model_json_schema()
-    text = json.dumps(schema, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    """The plan's own prompt text (Plan, Step, Ref, Decision descriptions and the step union),
+    over two stand-in tools so that the tools' texts, snapshotted by their owners, do not move
+    it. Any change must be deliberate: regenerate with PLANNER_UPDATE_SNAPSHOTS=1."""
+    from planner_cli.engine.react import decision_model
+
+    schemas = {
+        "plan": plan_model(SNAPSHOT_SPECS).model_json_schema(),
+        "decision": decision_model(SNAPSHOT_SPECS).model_json_schema(),
+    }
+    text = json.dumps(schemas, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     if os.environ.get("PLANNER_UPDATE_SNAPSHOTS"):
         SNAPSHOT.parent.mkdir(exist_ok=True)
         SNAPSHOT.write_text(text, encoding="utf-8")
