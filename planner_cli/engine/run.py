@@ -66,11 +66,12 @@ class Tools:
         specs: Mapping[str, Any] | None = None,
         runner: ToolRunner | None = None,
     ) -> None:
+        from planner_cli.engine.guard import protect_facts
         from planner_cli.tools.registry import registry, run_tool
 
         self.ctx = ctx
         self.specs = dict(specs) if specs is not None else registry()
-        self.runner: ToolRunner = runner or run_tool
+        self.runner: ToolRunner = protect_facts(runner or run_tool)  # facts never change
 
     def run(
         self, name: str, state: ScheduleState, args: dict[str, Any] | None = None

@@ -106,4 +106,7 @@ def home(tmp_path, monkeypatch):
         monkeypatch.delenv(key, raising=False)
     path = tmp_path / "home"
     monkeypatch.setenv("PLANNER_HOME", str(path))
+    # small solver budgets keep every rough layout of the suite well under a second
+    monkeypatch.setenv("PLANNER_SOLVER__TIME_LIMIT_S", "2")
+    monkeypatch.setenv("PLANNER_SOLVER__MAX_DETERMINISTIC_TIME", "0.3")
     return path
