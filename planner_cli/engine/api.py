@@ -154,17 +154,21 @@ def plan_preview(
         record=options.record,
     )
     events.secrets = sorted({*events.secrets, *selected.secrets})
-    result = run_engine(
-        loaded.state,
-        options.instruction,
-        settings=run,
-        events=events,
-        backend=selected.backend,
-        plan_data=plan_data,
-        plan_name=options.plan_file or "plan",
-        history=options.history,
-        tools=tools,
-    )
+    try:
+        result = run_engine(
+            loaded.state,
+            options.instruction,
+            settings=run,
+            events=events,
+            backend=selected.backend,
+            plan_data=plan_data,
+            plan_name=options.plan_file or "plan",
+            history=options.history,
+            tools=tools,
+        )
+    finally:
+        if selected.backend is not None:
+            selected.backend.close()
     if options.record:
         save_recording(
             selected,

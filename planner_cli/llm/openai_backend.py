@@ -204,6 +204,12 @@ class OpenAIBackend:
         self.miss_hint = miss_hint
         self._client: Any = None
 
+    def close(self) -> None:
+        """Release the HTTP connections (the client is created on the first call)."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
     def _instructor(self, mode: str) -> Any:
         import instructor
         import openai
