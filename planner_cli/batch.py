@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime as dt
 import glob
 import hashlib
 import json
@@ -223,8 +224,18 @@ def _plan_preview(
     return out.preview, out.exit_code
 
 
+_NOW = re.compile(r"^\s*\d+:\d+(?::\d+)?\s*$")
+
+
 def check_options(options: ItemOptions) -> None:
     """Refuse, before any item runs, options that would fail every item the same way."""
+    if options.now is not None and not _NOW.match(options.now):
+        try:
+            dt.date.fromisoformat(options.now.strip())
+        except ValueError:
+            raise UsageError(
+                f"--now: expected WEEK:DAY[:SECTION] or a date like 2026-10-07 (got {options.now!r})"
+            ) from None
     llm = options.llm
     if llm is not None and llm not in ("none", "openai") and not llm.startswith("replay:"):
         raise UsageError(f"--llm: expected openai, replay:FILE or none (got {llm!r})")
@@ -396,13 +407,19 @@ def settings_hash(options: ItemOptions, settings: dict[str, Any]) -> str:
     llm = options.llm or ""
     cassette = llm[len("replay:") :] if llm.startswith("replay:") else None
     relevant = {k: v for k, v in settings.items() if k not in ("batch", "eval")}
-    payload = {
+    payload: dict[str, Any] = {
         "planner": __version__,
         "options": asdict(options),
         "plan_sha256": _file_hash(options.plan_file),
         "cassette_sha256": _file_hash(cassette),
         "settings": relevant,
     }
+    if uses_engine(options) and not options.plan_file and not cassette:
+        # a live endpoint: which one (never the key itself, only whether one is set)
+        payload["endpoint"] = {
+            "base_url": os.environ.get("OPENAI_BASE_URL"),
+            "key_set": bool(os.environ.get("OPENAI_API_KEY")),
+        }
     return hashlib.sha256(dumps(payload).encode("utf-8")).hexdigest()
 
 
@@ -510,20 +527,25 @@ class Progress:
         self.done += 1
         status = "skipped" if result.skipped else result.outcome
         if self.tty:
-            width = 30
-            filled = width * self.done // max(self.total, 1)
-            bar = "#" * filled + "." * (width - filled)
-            line = f"\r[{bar}] {self.done}/{self.total} {result.name}: {status}"
-            self.stream.write(line[:120].ljust(120))
+            filled = 30 * self.done // max(self.total, 1)
+            bar = "#" * filled + "." * (30 - filled)
+            line = f"[{bar}] {self.done}/{self.total} {result.name}: {status}"
+            self.stream.write("\r\033[K" + line[: self.columns])
         else:
             self.stream.write(
                 f"[{self.done}/{self.total}] {result.name}: {status} (exit {result.exit_code})\n"
             )
         self.stream.flush()
 
+    @property
+    def columns(self) -> int:
+        import shutil
+
+        return max(20, shutil.get_terminal_size().columns - 1)
+
     def close(self) -> None:
         if self.tty and self.done:
-            self.stream.write("\r" + " " * 120 + "\r")
+            self.stream.write("\r\033[K")
             self.stream.flush()
 
 

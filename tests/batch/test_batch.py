@@ -308,7 +308,7 @@ def test_progress_is_a_bar_on_a_terminal_and_lines_otherwise(tmp_path):
         "[1/2] student00: completed (exit 0)",
         "[2/2] student01: completed (exit 0)",
     ]
-    assert "\r[" in bar.getvalue() and "2/2" in bar.getvalue() and "\n" not in bar.getvalue()
+    assert "\r\033[K[" in bar.getvalue() and "2/2" in bar.getvalue() and "\n" not in bar.getvalue()
 
 
 def test_workers_1_and_2_give_identical_previews(tmp_path):
@@ -319,3 +319,21 @@ def test_workers_1_and_2_give_identical_previews(tmp_path):
     for item in one.items:
         name = f"{item.name}.preview.json"
         assert (tmp_path / "w1" / name).read_bytes() == (tmp_path / "w2" / name).read_bytes()
+
+
+def test_a_live_endpoint_is_part_of_the_settings_hash_but_not_its_key(monkeypatch):
+    live = ItemOptions(instruction="周末空出来", llm="openai")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://a.example/v1")
+    first = settings_hash(live, {})
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://b.example/v1")
+    other = settings_hash(live, {})
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-one")
+    with_key = settings_hash(live, {})
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-two")
+    assert len({first, other, with_key}) == 3
+    assert settings_hash(live, {}) == with_key
+    # a layout-only run does not depend on the endpoint
+    layout = settings_hash(ItemOptions(), {})
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://c.example/v1")
+    assert settings_hash(ItemOptions(), {}) == layout

@@ -151,6 +151,7 @@ def test_exit_code_is_the_worst_item(planner, inputs, tmp_path):
         (("--llm", "gpt"), 2, "--llm: expected openai, replay:FILE or none"),
         (("--workers", "0"), 2, "--workers: expected a positive number"),
         (("--solver", "magic"), 2, "--solver: expected cpsat or greedy"),
+        (("--now", "tomorrow"), 2, "--now: expected WEEK:DAY[:SECTION] or a date"),
         (("--plan-file", "nope.json"), 1, "nope.json: file not found"),
         (("--llm", "replay:nope.json"), 1, "nope.json: cassette file not found"),
     ],
