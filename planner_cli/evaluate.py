@@ -272,9 +272,15 @@ def load_suite(path: str | Path) -> list[Case]:
 
 @dataclass
 class Check:
+    """One expectation's verdict; only a failed check keeps a detail."""
+
     name: str
     ok: bool
     detail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.ok:
+            self.detail = ""
 
 
 def _g(slot: Slot) -> tuple[int, int]:
@@ -486,19 +492,13 @@ def run_checks(
     expect = case.expect
     checks: list[Check] = []
     if expect.exit_code is not None:
-        checks.append(
-            Check(
-                f"exit_code {expect.exit_code}",
-                exit_code == expect.exit_code,
-                "" if exit_code == expect.exit_code else f"got {exit_code}: {error}".rstrip(": "),
-            )
-        )
+        got = f"got {exit_code}: {error}" if error else f"got {exit_code}"
+        checks.append(Check(f"exit_code {expect.exit_code}", exit_code == expect.exit_code, got))
     if expect.error_contains is not None:
         ok = expect.error_contains in error
-        checks.append(Check("error_contains", ok, "" if ok else f"error was: {error or '(none)'}"))
+        checks.append(Check("error_contains", ok, f"error was: {error or '(none)'}"))
     if preview is None:
-        wanted = expect.exit_code is not None and expect.exit_code == 1
-        if not wanted:
+        if expect.exit_code != 1:
             checks.append(Check("preview", False, error or "no preview"))
         return checks
     state = parse_state(preview["state"], "preview", "state")
@@ -507,11 +507,7 @@ def run_checks(
     metrics = flat_metrics(preview)
     if expect.outcome is not None:
         allowed = [expect.outcome] if isinstance(expect.outcome, str) else expect.outcome
-        checks.append(
-            Check(f"outcome {'|'.join(allowed)}", outcome in allowed, f"got {outcome}")
-            if outcome not in allowed
-            else Check(f"outcome {'|'.join(allowed)}", True)
-        )
+        checks.append(Check(f"outcome {'|'.join(allowed)}", outcome in allowed, f"got {outcome}"))
     if case.cassette and outcome == "fallback" and not _allows(expect.outcome, "fallback"):
         notes = (preview.get("run") or {}).get("notes") or []
         checks.append(Check("llm usable", False, "; ".join(notes) or "the run fell back"))
@@ -573,12 +569,8 @@ def run_checks(
         high_ok = threshold.max is None or value <= threshold.max
         bounds = f"[{'' if threshold.min is None else f'{threshold.min:g}'}, "
         bounds += f"{'' if threshold.max is None else f'{threshold.max:g}'}]"
-        checks.append(
-            Check(f"metric {key} in {bounds}", low_ok and high_ok, f"got {value:g}")
-            if not (low_ok and high_ok)
-            else Check(f"metric {key} in {bounds}", True)
-        )
-    return [c if not c.ok else Check(c.name, True) for c in checks]
+        checks.append(Check(f"metric {key} in {bounds}", low_ok and high_ok, f"got {value:g}"))
+    return checks
 
 
 def _allows(expected: str | list[str] | None, outcome: str) -> bool:
