@@ -431,7 +431,12 @@ def batch_lock(out: Path) -> Iterator[None]:
     """Hold OUT/.planner-batch.lock (flock, non-blocking); a held lock raises LockError (75)."""
     import fcntl
 
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out}: not a directory")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PlannerError(f"--out {out}: cannot create the directory ({exc.strerror})") from None
     lock_path = out / LOCK_NAME
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     try:

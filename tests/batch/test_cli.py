@@ -227,3 +227,11 @@ def test_plan_file_and_llm_exclude_each_other(planner, tmp_path):
         "openai",
     )
     assert result.code == 2 and "--plan-file runs without an LLM" in result.err
+
+
+def test_out_must_be_a_directory(planner, inputs, tmp_path):
+    target = tmp_path / "file.txt"
+    target.write_text("x", encoding="utf-8")
+    result = planner("batch", inputs, "--out", target, *FAST)
+    assert result.code == 2 and "not a directory" in result.err
+    assert target.read_text(encoding="utf-8") == "x"
