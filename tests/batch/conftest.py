@@ -26,6 +26,10 @@ def fake_produce(path: str, options: ItemOptions, settings: dict) -> tuple[dict[
             fh.write(Path(path).stem + "\n")
     if os.environ.get("PLANNER_TEST_DIE_ON") == Path(path).stem:
         os._exit(9)  # a worker killed mid-item
+    if os.environ.get("PLANNER_TEST_SLOW"):
+        import time
+
+        time.sleep(float(os.environ["PLANNER_TEST_SLOW"]))  # keeps a run busy long enough to kill
     loaded = load_any(path)
     pending = sum(1 for t in loaded.state.tasks if t.is_pending)
     code = 3 if loaded.export and loaded.export.user_id % 2 else 0

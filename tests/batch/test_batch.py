@@ -337,3 +337,45 @@ def test_a_live_endpoint_is_part_of_the_settings_hash_but_not_its_key(monkeypatc
     layout = settings_hash(ItemOptions(), {})
     monkeypatch.setenv("OPENAI_BASE_URL", "http://c.example/v1")
     assert settings_hash(ItemOptions(), {}) == layout
+
+
+KILLABLE_RUN = """
+import functools, io, sys
+from planner_cli.batch import ItemOptions, Progress, process_item, run_batch
+from tests.batch.conftest import fake_produce
+run_batch([sys.argv[1]], sys.argv[2], ItemOptions(), {}, workers=1,
+          runner=functools.partial(process_item, produce=fake_produce),
+          progress=Progress(0, io.StringIO(), tty=False))
+"""
+
+
+def test_a_killed_batch_process_resumes_without_losing_or_duplicating(tmp_path, call_log):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    write_exports(tmp_path / "in", 12)
+    out = tmp_path / "out"
+    env = {**os.environ, "PLANNER_TEST_SLOW": "0.2"}
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLABLE_RUN, str(tmp_path / "in"), str(out)], cwd=root, env=env
+    )
+    deadline = time.monotonic() + 60  # a safety net for a stuck child, not a timing assertion
+    while len(done_records(out)) < 3 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    finished = {r["name"] for r in done_records(out)}
+    assert 3 <= len(finished) < 12, "the run must be killed in the middle"
+    for name in finished:
+        assert (out / f"{name}.preview.json").is_file()
+    before = calls(call_log)
+
+    resumed = run([tmp_path / "in"], out)  # the dead run's lock does not block (flock)
+    assert resumed.exit_code == 0
+    redone = calls(call_log)[len(before) :]
+    assert sorted(redone) == sorted({f"student{i:02d}" for i in range(12)} - finished)
+    assert sorted(Journal(out).completed()) == [f"student{i:02d}" for i in range(12)]
