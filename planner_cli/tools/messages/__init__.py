@@ -12,7 +12,7 @@ from typing import Any, Literal
 Lang = Literal["zh", "en"]
 LANGS: tuple[Lang, ...] = ("zh", "en")
 
-_MODULES = ("common", "read", "write", "queue", "analyze")
+_MODULES = ("common", "read", "write", "queue", "analyze", "layout", "spread")
 _CATALOGUE: dict[str, dict[str, str]] | None = None
 
 

@@ -1,0 +1,144 @@
+"""`planner layout`: rough layout only (CP-SAT or greedy) → a preview; exit 3 when tasks stay pending.
+
+The summary (placed/pending counts, each pending task with its reason, solver status and gap)
+goes to stdout; wall-clock timings only with `--timings` and never into the preview.
+"""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from planner_cli.cli import app, parse_ids, parse_window
+from planner_cli.errors import UsageError
+
+
+@app.command()
+def layout(
+    file: str = typer.Argument(..., help="An export, state or preview."),
+    output: str = typer.Option(..., "-o", "--output", help="Where to write the preview (JSON)."),
+    task_class: str | None = typer.Option(
+        None,
+        "--task-class",
+        help="Comma-separated task class ids to lay out (default: all auto classes).",
+    ),
+    solver: str = typer.Option(
+        "cpsat", "--solver", help="cpsat (optimising) or greedy (the original cursor rule)."
+    ),
+    seed: int | None = typer.Option(
+        None, "--seed", help="CP-SAT random seed (default from settings, 0)."
+    ),
+    time_limit: float | None = typer.Option(
+        None, "--time-limit", help="Wall-clock limit in seconds (default from settings, 10)."
+    ),
+    workers: int | None = typer.Option(
+        None, "--workers", help="CP-SAT search workers (default 1: bit-identical results)."
+    ),
+    now: str | None = typer.Option(
+        None,
+        "--now",
+        help="WEEK:DAY[:SECTION] or a date: suggestions that started before it are re-laid out after it.",
+    ),
+    stability: int | None = typer.Option(
+        None, "--stability", help="Also re-lay out suggested tasks, at this cost per moved task."
+    ),
+    window: str | None = typer.Option(
+        None, "--window", help="START..END dates, when the export gives no window."
+    ),
+    config: str | None = typer.Option(None, "--config", help="A settings file (YAML)."),
+    lang: str = typer.Option("zh", "--lang", help="Language of the pending reasons: zh or en."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print the metrics and pending list as JSON."
+    ),
+    timings: bool = typer.Option(
+        False, "--timings", help="Also print wall-clock build and solve times."
+    ),
+) -> None:
+    """Lay out pending study tasks (rough layout only) and write a preview."""
+    from planner_cli.io.loader import load_any
+    from planner_cli.io.preview import build_preview, write_preview
+    from planner_cli.settings import load_settings
+    from planner_cli.solver.layout import parse_now, rough_layout
+    from planner_cli.solver.settings import SolverSettings
+
+    if solver not in ("cpsat", "greedy"):
+        raise UsageError(f"--solver: expected cpsat or greedy (got {solver!r})")
+    if lang not in ("zh", "en"):
+        raise UsageError(f"--lang: expected zh or en (got {lang!r})")
+    if stability is not None and stability < 0:
+        raise UsageError("--stability: expected a weight ≥ 0")
+    scope = parse_ids(task_class)
+    settings = load_settings(config)
+    solver_settings = SolverSettings.from_dict(
+        settings["solver"], random_seed=seed, time_limit_s=time_limit, num_workers=workers
+    )
+    loaded = load_any(file, scope, parse_window(window))
+    moment = parse_now(now, loaded.state) if now is not None else None
+    result = rough_layout(
+        loaded.state,
+        scope_class_ids=scope,
+        solver=solver,  # type: ignore[arg-type]
+        settings=solver_settings,
+        now=moment,
+        stability=stability,
+        lang=lang,  # type: ignore[arg-type]
+    )
+    generator = {"solver": _solver_version() if solver == "cpsat" else "greedy"}
+    preview = build_preview(
+        loaded,
+        result.state,
+        settings={
+            "command": "layout",
+            "solver": solver,
+            "seed": solver_settings.random_seed,
+            "time_limit_s": solver_settings.time_limit_s,
+            "max_deterministic_time": solver_settings.max_deterministic_time,
+            "workers": solver_settings.num_workers,
+            "task_class": scope,
+            "now": now,
+            "stability": stability,
+            "lang": lang,
+        },
+        default_by="rough_layout",
+        metrics=result.metrics,
+        run={"outcome": "partial" if result.pending else "completed", "pending": result.pending},
+        generator=generator,
+    )
+    write_preview(output, preview)
+    info = result.metrics["solver"]
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {"metrics": result.metrics, "pending": result.pending},
+                ensure_ascii=False,
+                sort_keys=True,
+            )
+        )
+    else:
+        gap = info.get("gap")
+        typer.echo(
+            f"laid out {len(result.placed)} tasks, {len(result.pending)} pending; "
+            f"solver {info['name']} {info['status']}, objective {result.metrics['objective']}"
+            + (f", gap {gap:.2%}" if isinstance(gap, float) else "")
+        )
+        for item in result.pending:
+            typer.echo(f"pending [{item['state_id']}] {item['name']}: {item['reason']}")
+        typer.echo(f"preview: {output}")
+    if timings:
+        typer.echo(
+            "timings: "
+            + ", ".join(
+                f"{k}={v:.3f}s" if k.endswith("_s") else f"{k}={v}"
+                for k, v in sorted(result.timings.items())
+            ),
+            err=True,
+        )
+    if result.pending:
+        raise typer.Exit(3)
+
+
+def _solver_version() -> str:
+    import ortools
+
+    return f"ortools {ortools.__version__}"

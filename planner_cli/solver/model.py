@@ -1,0 +1,479 @@
+"""The CP-SAT rough layout: one boolean per (task, candidate block), solved in lexicographic phases.
+
+Phase 1 maximises the number of placed tasks (skipped when the greedy hint already places all);
+phase 2 fixes that count and minimises the weighted objective of spec/solver.md (the same terms
+as solver/score.py, constants included, so the two agree exactly); phase 3, only after phase 2
+is proven optimal, fixes the objective and minimises a lexicographic tie-break (earlier day and
+section first, lower state ids first) so the chosen optimum is unique. Per-block booleans won
+over start-variable/NoOverlap intervals here because every soft term is a per-block constant or
+a per-cell sum (measured in docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner_cli.solver.problem import Problem, S, cell_of
+from planner_cli.solver.score import term_values
+
+TIE_BREAK_SHARE = 0.25  # of max_deterministic_time, at most, for phase 3
+STATUS_NAMES = {0: "UNKNOWN", 1: "MODEL_INVALID", 2: "FEASIBLE", 3: "INFEASIBLE", 4: "OPTIMAL"}
+
+
+@dataclass
+class SolveOutcome:
+    assignment: dict[int, int]
+    status: str  # OPTIMAL | FEASIBLE | UNKNOWN (no solution: caller falls back)
+    objective: int | None
+    bound: int | None
+    placed_proven: bool
+    tie_break: int | None = None
+    phases: list[dict[str, Any]] = field(default_factory=list)
+    build_s: float = 0.0
+    solve_s: float = 0.0
+    phase_times: list[tuple[str, float, float]] = field(
+        default_factory=list
+    )  # (phase, wall s, det. time)
+
+
+class _Builder:
+    """Variables and constraints, one method per rule (each opens with the rule it enforces)."""
+
+    def __init__(
+        self,
+        problem: Problem,
+        stability: int | None = None,
+        active: set[int] | None = None,
+        all_placed: bool = False,
+    ) -> None:
+        """`active`: the only tasks that may be placed (None = all); `all_placed`: each of
+        them gets exactly one block (phase 2 once the placed set is known)."""
+        from ortools.sat.python import cp_model
+
+        self.cp = cp_model
+        self.p = problem
+        self.stability = stability
+        self.m = cp_model.CpModel()
+        self.x: list[list[Any]] = [
+            [self.m.new_bool_var(f"x{t}_{k}") for k in range(len(vt.placements))]
+            if active is None or t in active
+            else []
+            for t, vt in enumerate(problem.tasks)
+        ]
+        self.lin = cp_model.LinearExpr
+        self.placed = [self.lin.sum(row) if row else 0 for row in self.x]
+        self.cover: dict[int, list[tuple[int, int]]] = {}
+        for t, vt in enumerate(problem.tasks):
+            for k, pl in enumerate(vt.placements if self.x[t] else ()):
+                for c in pl.cells:
+                    self.cover.setdefault(c, []).append((t, k))
+        self.objective_terms: list[tuple[Any, int]] = []
+        self.constant = 0
+        self.aux: list[Any] = []
+        self.all_placed = all_placed
+
+    def hard(self, order: bool = True) -> None:
+        self.one_block_per_task()
+        self.no_overlap()
+        self.caps()
+        if order:
+            self.order()
+
+    def placed_total(self) -> Any:
+        return self.lin.sum([self.placed[t] for t, row in enumerate(self.x) if row])
+
+    # -- hard constraints ------------------------------------------------------------------
+
+    def one_block_per_task(self) -> None:
+        """A task gets at most one of its candidate blocks (none = unplaced); exactly one when
+        the placed set is fixed."""
+        for row in self.x:
+            if self.all_placed and row:
+                self.m.add_exactly_one(row)
+            elif len(row) > 1:
+                self.m.add_at_most_one(row)
+
+    def no_overlap(self) -> None:
+        """A free cell holds at most one block; a free water-course occurrence at most one guest."""
+        by_occ: dict[tuple[int, int], list[Any]] = {}
+        for t, vt in enumerate(self.p.tasks):
+            for k, pl in enumerate(vt.placements if self.x[t] else ()):
+                if pl.host is not None:
+                    by_occ.setdefault(pl.host, []).append(self.x[t][k])
+        for _c, items in self.cover.items():
+            plain = [self.x[t][k] for t, k in items if self.p.tasks[t].placements[k].host is None]
+            if len(plain) > 1:
+                self.m.add_at_most_one(plain)
+        for occ in sorted(by_occ):
+            if len(by_occ[occ]) > 1:
+                self.m.add_at_most_one(by_occ[occ])
+
+    def caps(self) -> None:
+        """Optional daily caps: study sections per day overall and per class."""
+        caps = self.p.settings.caps
+        if caps.max_study_sections_per_day is not None:
+            per_day: dict[int, list[Any]] = {}
+            for t, vt in enumerate(self.p.tasks):
+                for k, pl in enumerate(vt.placements if self.x[t] else ()):
+                    per_day.setdefault(pl.day, []).append(vt.duration * self.x[t][k])
+            for day, terms in sorted(per_day.items()):
+                room = max(0, caps.max_study_sections_per_day - self.p.day_study.get(day, 0))
+                self.m.add(sum(terms) <= room)
+        if caps.max_class_sections_per_day is not None:
+            per_class: dict[tuple[int, int], list[Any]] = {}
+            for t, vt in enumerate(self.p.tasks):
+                if not vt.task.class_id:
+                    continue
+                for k, pl in enumerate(vt.placements if self.x[t] else ()):
+                    per_class.setdefault((vt.task.class_id, pl.day), []).append(
+                        vt.duration * self.x[t][k]
+                    )
+            for key, terms in sorted(per_class.items()):
+                room = max(0, caps.max_class_sections_per_day - self.p.class_day_study.get(key, 0))
+                self.m.add(sum(terms) <= room)
+
+    def order(self) -> None:
+        """Within a class, task k ends before task k+1 starts (unplaced tasks pass the order on).
+
+        Every chained task has a start variable s (a chosen block pins it: x ⇒ s = g) and an
+        end e = s + dur·placed - 1, so an unplaced task is an empty interval that still keeps
+        its neighbours in order; consecutive tasks need e_k < s_k+1. When every task is placed
+        the plain linear form Σ(g+dur)·x - 1 < Σ g·x is used instead (tighter, no channel).
+        """
+        horizon = self.p.days * S + 1
+        for full_chain in self.p.chains:
+            chain = [t for t in full_chain if self.x[t]]
+            ends: list[Any] = []
+            starts: list[Any] = []
+            for t in chain:
+                vt = self.p.tasks[t]
+                g = [pl.g for pl in vt.placements]
+                if self.all_placed:
+                    starts.append(self.lin.weighted_sum(self.x[t], g))
+                    ends.append(
+                        self.lin.weighted_sum(self.x[t], [gi + vt.duration for gi in g]) - 1
+                    )
+                    continue
+                start = self.m.new_int_var(1, horizon, f"s{t}")
+                self.aux.append(start)
+                for gi, xi in zip(g, self.x[t], strict=True):
+                    self.m.add(start == gi).only_enforce_if(xi)
+                starts.append(start)
+                ends.append(start + vt.duration * self.placed[t] - 1)
+            for a, b in zip(range(len(chain)), range(1, len(chain)), strict=False):
+                self.m.add(ends[a] < starts[b])
+
+    # -- objective -------------------------------------------------------------------------
+
+    def objective(self) -> None:
+        p = self.p
+        w = p.settings.weights
+        fixed = term_values(p.state, p.settings)
+        self.constant += w.unplaced * (fixed["unplaced"] - len(p.tasks))
+        self.constant += w.steady_spread * fixed["steady_spread"]
+        self.constant += w.rapid_finish * fixed["rapid_finish"]
+        self.constant += w.late_section * fixed["late_section"]
+        for t, vt in enumerate(p.tasks):
+            self.constant += w.unplaced
+            if self.stability is not None and vt.ref is not None:
+                self.constant += self.stability
+                if vt.ref_index is not None and self.x[t]:
+                    self.objective_terms.append((self.x[t][vt.ref_index], -self.stability))
+            for k, (steady, rapid, late) in enumerate(vt.costs if self.x[t] else ()):
+                coef = (
+                    w.steady_spread * steady
+                    + w.rapid_finish * rapid
+                    + w.late_section * late
+                    - w.unplaced
+                )
+                if coef:
+                    self.objective_terms.append((self.x[t][k], coef))
+        self._day_over_mean(w.day_over_mean)
+        self._long_runs(w.long_run)
+        self._context_switches(w.context_switch)
+
+    def _day_over_mean(self, weight: int) -> None:
+        """Study sections of a day above the mean daily study load cost `day_over_mean` each."""
+        per_day: dict[int, list[Any]] = {}
+        for t, vt in enumerate(self.p.tasks):
+            for k, pl in enumerate(vt.placements if self.x[t] else ()):
+                per_day.setdefault(pl.day, []).append(vt.duration * self.x[t][k])
+        mean = self.p.mean_load
+        for day in range(1, self.p.days + 1):
+            base = self.p.day_study.get(day, 0)
+            if day not in per_day:
+                self.constant += weight * max(0, base - mean)
+                continue
+            if weight == 0:
+                continue
+            excess = self.m.new_int_var(0, 12 * S, f"over{day}")
+            self.aux.append(excess)
+            self.m.add(excess >= base + sum(per_day[day]) - mean)
+            self.objective_terms.append((excess, weight))
+
+    def _occ(self, c: int) -> tuple[int, list[Any]]:
+        fixed = 1 if c in self.p.study_key else 0
+        return fixed, [self.x[t][k] for t, k in self.cover.get(c, ())]
+
+    def _long_runs(self, weight: int) -> None:
+        """Each window of limit+1 consecutive study sections costs `long_run` (= excess length)."""
+        limit = self.p.settings.max_consecutive_study_sections
+        if limit >= S:
+            return
+        for day in range(1, self.p.days + 1):
+            for a in range(1, S - limit + 1):
+                cells = [cell_of(day, s) for s in range(a, a + limit + 1)]
+                fixed = 0
+                terms: list[Any] = []
+                possible = True
+                for c in cells:
+                    f, xs = self._occ(c)
+                    if not f and not xs:
+                        possible = False
+                        break
+                    fixed += f
+                    terms.extend(xs)
+                if not possible:
+                    continue
+                if fixed == limit + 1:
+                    self.constant += weight
+                    continue
+                if weight == 0:
+                    continue
+                v = self.m.new_bool_var(f"run{day}_{a}")
+                self.aux.append(v)
+                self.m.add(v >= fixed + sum(terms) - limit)
+                self.objective_terms.append((v, weight))
+
+    def _context_switches(self, weight: int) -> None:
+        """Each day costs `context_switch` per class studied beyond the first (its fewest switches).
+
+        z[k,d] = class k is studied on day d (z >= every block of k on d); any[d] <= Σ z; the
+        cost is Σ z - any per day.
+        """
+        fixed_keys: dict[int, set[str]] = {}
+        for c, key in self.p.study_key.items():
+            fixed_keys.setdefault(c // S + 1, set()).add(key)
+        blocks: dict[int, dict[str, list[Any]]] = {}
+        for t, vt in enumerate(self.p.tasks):
+            for k, pl in enumerate(vt.placements if self.x[t] else ()):
+                blocks.setdefault(pl.day, {}).setdefault(vt.key, []).append(self.x[t][k])
+        for day in range(1, self.p.days + 1):
+            fixed = fixed_keys.get(day, set())
+            free = {key: xs for key, xs in blocks.get(day, {}).items() if key not in fixed}
+            if not free:
+                self.constant += weight * max(0, len(fixed) - 1)
+                continue
+            if weight == 0:
+                continue
+            zs: list[Any] = []
+            for key in sorted(free):
+                z = self.m.new_bool_var(f"z{day}_{key}")
+                self.aux.append(z)
+                for var in free[key]:
+                    self.m.add_implication(var, z)
+                zs.append(z)
+            self.objective_terms.extend((z, weight) for z in zs)
+            if fixed:
+                self.constant += weight * (len(fixed) - 1)
+            else:
+                anyz = self.m.new_bool_var(f"any{day}")
+                self.aux.append(anyz)
+                self.m.add(anyz <= sum(zs))
+                self.objective_terms.append((anyz, -weight))
+
+    def _keys(self, c: int) -> set[str]:
+        if c in self.p.study_key:
+            return {self.p.study_key[c]}
+        return {self.p.tasks[t].key for t, _ in self.cover.get(c, ())}
+
+    def _occ_key(self, c: int, key: str) -> Any:
+        fixed = 1 if self.p.study_key.get(c) == key else 0
+        return fixed + sum(
+            self.x[t][k] for t, k in self.cover.get(c, ()) if self.p.tasks[t].key == key
+        )
+
+    def objective_expr(self) -> Any:
+        variables = [var for var, _ in self.objective_terms]
+        coefs = [coef for _, coef in self.objective_terms]
+        return self.lin.weighted_sum(variables, coefs) + self.constant
+
+    def tie_break_expr(self) -> Any:
+        n = len(self.p.tasks)
+        variables: list[Any] = []
+        coefs: list[int] = []
+        for t, vt in enumerate(self.p.tasks):
+            for k, pl in enumerate(vt.placements if self.x[t] else ()):
+                variables.append(self.x[t][k])
+                coefs.append((n - t) * pl.g)
+        return self.lin.weighted_sum(variables, coefs)
+
+
+def _params(solver: Any, settings: Any, wall: float, dtime: float) -> None:
+    params = solver.parameters
+    params.random_seed = settings.random_seed
+    params.num_workers = settings.num_workers
+    params.max_time_in_seconds = max(0.01, wall)
+    params.max_deterministic_time = max(0.01, dtime)
+    params.log_search_progress = settings.log_search_progress
+
+
+def solve_cpsat(
+    problem: Problem, hint: dict[int, int], stability: int | None = None
+) -> SolveOutcome:
+    """Solve the layout; `hint` (task index → block index) is the warm start (greedy)."""
+    from ortools.sat.python import cp_model
+
+    settings = problem.settings
+    n = len(problem.tasks)
+    budget = {"wall": settings.time_limit_s, "dtime": settings.max_deterministic_time}
+    phases: list[dict[str, Any]] = []
+    timings: list[tuple[str, float, float]] = []
+    build_s = 0.0
+    solve_started = time.perf_counter()
+    if n == 0:
+        return SolveOutcome({}, "OPTIMAL", None, None, True, 0, [], 0.0, 0.0)
+
+    def build(
+        active: set[int] | None = None, all_placed: bool = False, order: bool = True
+    ) -> _Builder:
+        nonlocal build_s
+        t0 = time.perf_counter()
+        b = _Builder(problem, stability, active, all_placed)
+        b.hard(order)
+        build_s += time.perf_counter() - t0
+        return b
+
+    def run(b: _Builder, name: str, share: float, cap: float | None = None) -> tuple[Any, int]:
+        solver = cp_model.CpSolver()
+        dtime = budget["dtime"] * share if cap is None else min(budget["dtime"], cap)
+        wall = budget["wall"] * share if cap is None else budget["wall"]
+        _params(solver, settings, wall, dtime)
+        t0 = time.perf_counter()
+        status = solver.solve(b.m)
+        spent = time.perf_counter() - t0
+        budget["wall"] = max(0.0, budget["wall"] - spent)
+        budget["dtime"] = max(0.0, budget["dtime"] - solver.response_proto.deterministic_time)
+        timings.append((name, round(spent, 3), round(solver.response_proto.deterministic_time, 3)))
+        return solver, status
+
+    def extract(b: _Builder, solver: Any) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for t, row in enumerate(b.x):
+            for k, var in enumerate(row):
+                if solver.boolean_value(var):
+                    out[t] = k
+                    break
+        return out
+
+    def set_hint(b: _Builder, assignment: dict[int, int], solver: Any = None) -> None:
+        b.m.clear_hints()
+        for t, row in enumerate(b.x):
+            chosen = assignment.get(t)
+            for k, var in enumerate(row):
+                b.m.add_hint(var, k == chosen)
+        if solver is not None:  # a complete hint: the auxiliaries of the last solution too
+            for var in b.aux:
+                b.m.add_hint(var, solver.value(var))
+
+    ok = (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    best = dict(hint)
+    upper = n
+    # -- phase 1: the largest placeable set -----------------------------------------------
+    if len(best) < n:
+        # an upper bound without the order (a relaxation, solved fast)
+        relaxed = build(order=False)
+        relaxed.m.maximize(relaxed.placed_total())
+        set_hint(relaxed, best)
+        solver, status = run(relaxed, "placed_upper_bound", 0.1)
+        if status in ok:
+            upper = min(n, int(round(solver.best_objective_bound)))
+        phases.append(
+            {
+                "phase": "placed_upper_bound",
+                "status": STATUS_NAMES.get(status, str(status)),
+                "bound": upper,
+            }
+        )
+    if len(best) < upper and upper == n:
+        every = build(all_placed=True)
+        set_hint(every, best)
+        every.m.minimize(0)
+        solver, status = run(every, "place_all", 0.25)
+        phases.append({"phase": "place_all", "status": STATUS_NAMES.get(status, str(status))})
+        if status in ok:
+            best = extract(every, solver)
+        elif status == cp_model.INFEASIBLE:
+            upper = n - 1
+    if len(best) < upper:
+        most = build()
+        most.m.maximize(most.placed_total())
+        set_hint(most, best)
+        solver, status = run(most, "max_placed", 0.3)
+        phases.append({"phase": "max_placed", "status": STATUS_NAMES.get(status, str(status))})
+        if status in ok:
+            found = extract(most, solver)
+            if len(found) > len(best):
+                best = found
+            upper = min(upper, int(round(solver.best_objective_bound)))
+    placed_proven = len(best) >= upper
+    phases.append({"phase": "placed", "placed": len(best), "of": n, "proven": placed_proven})
+
+    # -- phase 2: the cheapest layout of that set -----------------------------------------
+    active = set(best)
+    b = build(active=active, all_placed=True)
+    b.objective()
+    objective = b.objective_expr()
+    b.m.minimize(objective)
+    set_hint(b, best)
+    solver, status = run(b, "min_cost", 0.85)
+    phases.append({"phase": "min_cost", "status": STATUS_NAMES.get(status, str(status))})
+    if status not in ok:
+        return SolveOutcome(
+            best,
+            "UNKNOWN",
+            None,
+            None,
+            placed_proven,
+            None,
+            phases,
+            build_s,
+            time.perf_counter() - solve_started,
+            timings,
+        )
+    best = extract(b, solver)
+    value = int(round(solver.objective_value))
+    bound = int(round(solver.best_objective_bound))
+    # a set smaller than n was fixed: the optimum over other sets of that size is not covered
+    proven = status == cp_model.OPTIMAL and placed_proven and len(best) == n
+    if len(best) < n:
+        phases[-1]["restricted_to_set"] = True
+        bound -= settings.weights.unplaced * max(0, upper - len(best))
+
+    # -- phase 3: a unique optimum (tie-break) --------------------------------------------
+    tie = None
+    if status == cp_model.OPTIMAL and budget["dtime"] > 0 and budget["wall"] > 0:
+        b.m.add(objective <= value)
+        set_hint(b, best, solver)
+        b.m.minimize(b.tie_break_expr())
+        solver, status = run(
+            b, "tie_break", 1.0, cap=TIE_BREAK_SHARE * settings.max_deterministic_time
+        )
+        phases.append({"phase": "tie_break", "status": STATUS_NAMES.get(status, str(status))})
+        if status in ok:
+            best = extract(b, solver)
+            tie = int(round(solver.objective_value))
+    return SolveOutcome(
+        best,
+        "OPTIMAL" if proven else "FEASIBLE",
+        value,
+        bound,
+        placed_proven,
+        tie,
+        phases,
+        build_s,
+        time.perf_counter() - solve_started,
+        timings,
+    )

@@ -1,0 +1,77 @@
+"""Solver settings: the typed form of configs/solver.yaml (weights, limits, caps, determinism).
+
+The defaults here equal the shipped configs/solver.yaml (a test keeps them equal), so the scorer
+and the solver work without reading files; `SolverSettings.from_dict` accepts the merged
+`settings["solver"]` section (unknown keys are an error, naming the key).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from planner_cli.errors import ConfigError
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Weights(_Model):
+    unplaced: int = Field(100000, ge=0)
+    steady_spread: int = Field(3, ge=0)
+    rapid_finish: int = Field(2, ge=0)
+    late_section: int = Field(1, ge=0)
+    day_over_mean: int = Field(2, ge=0)
+    long_run: int = Field(4, ge=0)
+    context_switch: int = Field(1, ge=0)
+
+
+class Caps(_Model):
+    max_study_sections_per_day: int | None = Field(None, ge=0, le=12)
+    max_class_sections_per_day: int | None = Field(None, ge=0, le=12)
+
+
+def _late_default() -> dict[str, int]:
+    return {"quantitative": 3, "mixed": 1, "reading": 1, "memory": 0, "high_intensity": 3}
+
+
+class SolverSettings(_Model):
+    time_limit_s: float = Field(10.0, gt=0)
+    max_deterministic_time: float = Field(4.0, gt=0)
+    random_seed: int = Field(0, ge=0)
+    num_workers: int = Field(1, ge=1, le=64)
+    align_pairs: bool = True
+    log_search_progress: bool = False
+    caps: Caps = Field(default_factory=Caps)
+    max_consecutive_study_sections: int = Field(4, ge=1, le=12)
+    late_section_from: int = Field(9, ge=1, le=13)
+    late_penalty: dict[str, int] = Field(default_factory=_late_default)
+    stability: int = Field(20, ge=0)
+    weights: Weights = Field(default_factory=Weights)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None, **overrides: Any) -> SolverSettings:
+        """Settings from the merged `solver` section plus non-None keyword overrides."""
+        merged = dict(data or {})
+        merged.update({k: v for k, v in overrides.items() if v is not None})
+        try:
+            return cls.model_validate(merged)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise ConfigError(f"solver settings: {where}: {first['msg']}") from None
+
+    def late_weight(self, subject_type: str, high_intensity: bool) -> int:
+        """Penalty per late section for a class of this profile."""
+        value = self.late_penalty.get(subject_type.strip().lower(), 0)
+        if high_intensity:
+            value = max(value, self.late_penalty.get("high_intensity", 0))
+        return value
+
+
+def coerce_settings(settings: SolverSettings | dict[str, Any] | None) -> SolverSettings:
+    if isinstance(settings, SolverSettings):
+        return settings
+    return SolverSettings.from_dict(settings)

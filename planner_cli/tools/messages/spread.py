@@ -1,0 +1,46 @@
+"""Texts of spread_even (seed-origin §2.15): failure prefix 均匀化调整失败：, result lines."""
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "spread_prefix": {"zh": "均匀化调整失败：", "en": "Even spreading failed: "},
+    "spread_missing_ids": {
+        "zh": "{prefix}缺少必填参数 task_ids（兼容单值 task_id）。",
+        "en": "{prefix}missing required argument task_ids (a single task_id is also accepted).",
+    },
+    "spread_too_few": {
+        "zh": "{prefix}task_ids 至少需要 1 个有效任务 ID",
+        "en": "{prefix}task_ids needs at least 1 valid task ID",
+    },
+    "spread_not_suggested": {
+        "zh": "{prefix}[{id}]{name} 不是 suggested 任务，仅 suggested 可参与该工具",
+        "en": "{prefix}[{id}]{name} is not a suggested task; only suggested tasks can take part in this tool",
+    },
+    "spread_multi_slot": {
+        "zh": "{prefix}[{id}]{name} 当前包含 {k} 段时段，暂不支持该形态",
+        "en": "{prefix}[{id}]{name} currently has {k} separate blocks; this shape is not supported",
+    },
+    "spread_short": {
+        "zh": "{prefix}跨度={span} 可用坑位不足：required={required}, got={got}。",
+        "en": "{prefix}span={span}: not enough candidate slots: required={required}, got={got}.",
+    },
+    "spread_infeasible": {
+        "zh": "{prefix}候选坑位中找不到同时满足不冲突与同任务类顺序约束的方案。",
+        "en": "{prefix}no assignment of the candidate slots avoids conflicts and keeps the class order.",
+    },
+    "spread_conflict": {
+        "zh": "{prefix}[{id}]{name} 的目标位置{label}与 [{cid}]{cname} 冲突。",
+        "en": "{prefix}the target position of [{id}]{name}, {label}, conflicts with [{cid}]{cname}.",
+    },
+    "spread_done": {
+        "zh": "均匀化调整完成：共处理 {n} 个任务，候选坑位 {m} 个。",
+        "en": "Even spreading done: {n} tasks processed, {m} candidate slots.",
+    },
+    "spread_no_change": {
+        "zh": "规划结果与当前落位一致，无需调整。",
+        "en": "The plan matches the current positions; nothing to change.",
+    },
+    "spread_changes": {"zh": "本次调整：", "en": "Changes:"},
+    "spread_change_line": {
+        "zh": "  [{id}]{name}：{old} -> {new}{suffix}",
+        "en": "  [{id}]{name}: {old} -> {new}{suffix}",
+    },
+}
