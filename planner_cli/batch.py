@@ -171,24 +171,40 @@ def _lay_out(
 def _layout_preview(
     loaded: Loaded, scope: list[int] | None, options: ItemOptions, solver_section: dict[str, Any]
 ) -> tuple[dict[str, Any], int]:
+    """The preview `planner layout` writes (same settings, run and generator fields)."""
     from planner_cli.io.preview import build_preview
+    from planner_cli.solver.settings import SolverSettings
 
+    solver = options.solver or "cpsat"
+    resolved = SolverSettings.from_dict(solver_section)
     result = _lay_out(loaded, scope, options, solver_section)
     preview = build_preview(
         loaded,
         result.state,
         settings={
-            "solver": options.solver or "cpsat",
-            "seed": solver_section.get("random_seed", 0),
-            "time_limit_s": solver_section.get("time_limit_s"),
+            "command": "layout",
+            "solver": solver,
+            "seed": resolved.random_seed,
+            "time_limit_s": resolved.time_limit_s,
+            "max_deterministic_time": resolved.max_deterministic_time,
+            "workers": resolved.num_workers,
+            "task_class": scope,
             "now": options.now,
+            "stability": None,
             "lang": options.lang,
         },
         default_by="rough_layout",
         metrics=result.metrics,
-        run={"outcome": "no_llm", "unplaced": result.pending},
+        run={"outcome": "partial" if result.pending else "completed", "pending": result.pending},
+        generator={"solver": _solver_version() if solver == "cpsat" else "greedy"},
     )
     return preview, 3 if result.pending else 0
+
+
+def _solver_version() -> str:
+    import ortools
+
+    return f"ortools {ortools.__version__}"
 
 
 def _plan_preview(

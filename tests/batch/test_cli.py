@@ -235,3 +235,16 @@ def test_out_must_be_a_directory(planner, inputs, tmp_path):
     result = planner("batch", inputs, "--out", target, *FAST)
     assert result.code == 2 and "not a directory" in result.err
     assert target.read_text(encoding="utf-8") == "x"
+
+
+@pytest.mark.parametrize("solver", ["greedy", "cpsat"])
+def test_a_layout_item_is_byte_identical_to_planner_layout(planner, tmp_path, solver):
+    export = str(EXPORTS / "seed13.yaml")
+    single = planner(
+        "layout", export, "-o", tmp_path / "single.json", "--solver", solver, "--now", "5:3"
+    )
+    many = planner("batch", export, "--out", tmp_path / "out", "--solver", solver, "--now", "5:3")
+    assert single.code == many.code == 0, single.err + many.err
+    assert (tmp_path / "out" / "seed13.preview.json").read_bytes() == (
+        tmp_path / "single.json"
+    ).read_bytes()

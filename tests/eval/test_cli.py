@@ -59,7 +59,7 @@ def test_table_junit_report_and_json(planner, small_suite, tmp_path):
     assert failure is not None and failure.get("message", "").startswith("exit_code 0: got 3")
 
     markdown = report.read_text(encoding="utf-8")
-    assert "| tight | no_llm | 3 | 1/3 |" in markdown
+    assert "| tight | partial | 3 | 1/3 |" in markdown
     assert "## tight" in markdown and "over-committed" in markdown
 
     data = json.loads(results.read_text(encoding="utf-8"))
