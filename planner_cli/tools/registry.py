@@ -11,6 +11,7 @@ with the tool's failure prefix. The same argument models validate plan steps (en
 from __future__ import annotations
 
 import json
+import math
 import types
 import typing
 from collections.abc import Callable
@@ -39,7 +40,12 @@ def _base_types(annotation: Any) -> set[Any]:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    # NaN and ±inf (JSON `NaN`, `Infinity`, `1e400`) count as not a number: int() would raise
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and (isinstance(value, int) or math.isfinite(value))
+    )
 
 
 _ABSENT = object()
