@@ -101,4 +101,19 @@ def save_recording(selected: Selected, path: str, run_meta: dict[str, Any]) -> N
     if selected.recorder is None or selected.endpoint is None:
         return
     meta = {"endpoint": selected.endpoint.meta(), "run": run_meta}
-    Cassette(meta, selected.recorder.interactions).save(path)
+    secrets = [s for s in selected.secrets if len(s) >= 4]
+    # a server that echoes the key (an error text, a model quoting it) must not leak it into a
+    # cassette that gets committed; such an answer then replays with *** in its place
+    Cassette(_mask(meta, secrets), _mask(selected.recorder.interactions, secrets)).save(path)
+
+
+def _mask(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, "***")
+        return value
+    if isinstance(value, dict):
+        return {k: _mask(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask(v, secrets) for v in value]
+    return value
