@@ -18,10 +18,10 @@ from typing import Any, Literal
 from planner_cli.errors import UsageError
 from planner_cli.model.state import ScheduleState, Slot
 from planner_cli.solver.greedy import greedy_layout
-from planner_cli.solver.problem import Placement, Problem, S, VarTask, build_problem, gidx
+from planner_cli.solver.problem import Placement, Problem, S, VarTask, build_problem, cell_of, gidx
 from planner_cli.solver.score import objective_key, score
 from planner_cli.solver.settings import SolverSettings, coerce_settings
-from planner_cli.tools.common import find_conflict, order_violation, relocate
+from planner_cli.tools.common import order_violation, relocate
 from planner_cli.tools.messages import Lang, t
 
 SolverName = Literal["cpsat", "greedy"]
@@ -216,6 +216,7 @@ def rough_layout(
     violation = order_violation(final, placed, "en")
     if violation is not None:  # pragma: no cover - the model forbids it; a bug if it happens
         raise RuntimeError(f"layout broke the class order: {violation}")
+    occupancy = _Final.of(final)
     pending = [
         {
             "state_id": vt.id,
@@ -225,7 +226,7 @@ def rough_layout(
         }
         for i, vt in enumerate(problem.tasks)
         if i not in assignment
-        for code, reason in [explain(problem, vt, final, lang)]
+        for code, reason in [explain(problem, vt, final, lang, occupancy)]
     ]
     for task_id, code in skipped:
         task = state.task(task_id)
@@ -272,8 +273,62 @@ def _apply(work: ScheduleState, problem: Problem, assignment: dict[int, int]) ->
     return new
 
 
-def explain(problem: Problem, vt: VarTask, final: ScheduleState, lang: Lang) -> tuple[str, str]:
+@dataclass
+class _Final:
+    """The final state's occupancy, computed once for all the reasons."""
+
+    cells: set[int]
+    used_occurrences: set[tuple[int, int]]
+    chains: dict[int, list[tuple[int, int, int]]]  # class → (order, first g, last g) placed
+
+    @classmethod
+    def of(cls, state: ScheduleState) -> _Final:
+        cells: set[int] = set()
+        used: set[tuple[int, int]] = set()
+        chains: dict[int, list[tuple[int, int, int]]] = {}
+        for task in state.tasks:
+            if not task.slots:
+                continue
+            if task.is_guest and task.embed_host is not None:
+                host = state.task(task.embed_host)
+                if host is not None:
+                    for i, occ in enumerate(host.slots):
+                        if any(occ.contains(*s.key()) for s in task.slots):
+                            used.add((host.state_id, i))
+            else:
+                for slot in task.slots:
+                    cells.update(
+                        range(
+                            cell_of(slot.day, slot.slot_start), cell_of(slot.day, slot.slot_end) + 1
+                        )
+                    )
+            if task.in_order_chain:
+                first = min(gidx(x.day, x.slot_start) for x in task.slots)
+                last = max(gidx(x.day, x.slot_end) for x in task.slots)
+                chains.setdefault(task.class_id, []).append((task.task_order, first, last))
+        return cls(cells, used, chains)
+
+    def free(self, p: Placement) -> bool:
+        if p.host is not None:
+            return p.host not in self.used_occurrences
+        return not any(c in self.cells for c in p.cells)
+
+    def order_ok(self, vt: VarTask, p: Placement) -> bool:
+        if not vt.task.in_order_chain:
+            return True
+        for order, first, last in self.chains.get(vt.task.class_id, ()):
+            if order < vt.task.task_order and not p.g > last:
+                return False
+            if order > vt.task.task_order and not p.g_end < first:
+                return False
+        return True
+
+
+def explain(
+    problem: Problem, vt: VarTask, final: ScheduleState, lang: Lang, occupancy: _Final | None = None
+) -> tuple[str, str]:
     """Why a task stayed pending: (reason code, text)."""
+    occupancy = occupancy or _Final.of(final)
     meta = problem.state.task_class(vt.task.class_id) if vt.task.class_id else None
     start = meta.start_date if meta is not None and meta.start_date else "-"
     end = meta.end_date if meta is not None and meta.end_date else "-"
@@ -286,12 +341,12 @@ def explain(problem: Problem, vt: VarTask, final: ScheduleState, lang: Lang) -> 
         return "occupied", t(lang, "reason_occupied", duration=vt.duration, end=end)
     if not vt.placements:
         return "order", _order_text(vt, lang)
-    usable = [p for p in vt.placements if _still_free(final, vt, p)]
+    usable = [p for p in vt.placements if occupancy.free(p)]
     if not usable:
         return "capacity", t(
             lang, "reason_capacity", count=len(vt.placements), duration=vt.duration, end=end
         )
-    if not any(_order_ok(final, vt, p) for p in usable):
+    if not any(occupancy.order_ok(vt, p) for p in usable):
         return "order", _order_text(vt, lang, final)
     caps = problem.settings.caps
     if caps.max_study_sections_per_day is not None or caps.max_class_sections_per_day is not None:
@@ -317,14 +372,3 @@ def _order_text(vt: VarTask, lang: Lang, final: ScheduleState | None = None) -> 
     before = f"[{lower.state_id}]{lower.name}" if lower is not None else "-"
     after = f"[{upper.state_id}]{upper.name}" if upper is not None else "-"
     return t(lang, "reason_order", before=before, after=after)
-
-
-def _still_free(final: ScheduleState, vt: VarTask, p: Placement) -> bool:
-    task = final.task(vt.id)
-    assert task is not None
-    return find_conflict(final, task, p.day, p.start, p.end, set()) is None
-
-
-def _order_ok(final: ScheduleState, vt: VarTask, p: Placement) -> bool:
-    trial, _ = relocate(final, {vt.id: [p.slot()]})
-    return order_violation(trial, [vt.id], "en") is None

@@ -18,6 +18,7 @@ from typing import Any
 from planner_cli.solver.problem import Problem, S, cell_of
 from planner_cli.solver.score import term_values
 
+LARGE_MODEL = 20000  # candidate blocks above which presolve is switched off
 TIE_BREAK_SHARE = 0.25  # of max_deterministic_time, at most, for phase 3
 STATUS_NAMES = {0: "UNKNOWN", 1: "MODEL_INVALID", 2: "FEASIBLE", 3: "INFEASIBLE", 4: "OPTIMAL"}
 
@@ -36,6 +37,28 @@ class SolveOutcome:
     phase_times: list[tuple[str, float, float]] = field(
         default_factory=list
     )  # (phase, wall s, det. time)
+
+
+@dataclass
+class _Chosen:
+    """What a block assignment covers: cells, study load per day, (day, class key) pairs."""
+
+    cells: set[int]
+    day_load: dict[int, int]
+    day_keys: set[tuple[int, str]]
+
+    @classmethod
+    def of(cls, problem: Problem, assignment: dict[int, int]) -> _Chosen:
+        cells: set[int] = set()
+        load: dict[int, int] = {}
+        keys: set[tuple[int, str]] = set()
+        for t, k in assignment.items():
+            vt = problem.tasks[t]
+            pl = vt.placements[k]
+            cells.update(pl.cells)
+            load[pl.day] = load.get(pl.day, 0) + vt.duration
+            keys.add((pl.day, vt.key))
+        return cls(cells, load, keys)
 
 
 class _Builder:
@@ -72,6 +95,8 @@ class _Builder:
         self.objective_terms: list[tuple[Any, int]] = []
         self.constant = 0
         self.aux: list[Any] = []
+        # auxiliaries whose value follows from a block assignment (for complete hints)
+        self.derived: list[tuple[Any, Any]] = []
         self.all_placed = all_placed
 
     def hard(self, order: bool = True) -> None:
@@ -210,6 +235,9 @@ class _Builder:
                 continue
             excess = self.m.new_int_var(0, 12 * S, f"over{day}")
             self.aux.append(excess)
+            self.derived.append(
+                (excess, lambda c, d=day, b=base: max(0, b + c.day_load.get(d, 0) - mean))
+            )
             self.m.add(excess >= base + sum(per_day[day]) - mean)
             self.objective_terms.append((excess, weight))
 
@@ -244,6 +272,7 @@ class _Builder:
                     continue
                 v = self.m.new_bool_var(f"run{day}_{a}")
                 self.aux.append(v)
+                self.derived.append((v, self._run_value(cells)))
                 self.m.add(v >= fixed + sum(terms) - limit)
                 self.objective_terms.append((v, weight))
 
@@ -272,6 +301,7 @@ class _Builder:
             for key in sorted(free):
                 z = self.m.new_bool_var(f"z{day}_{key}")
                 self.aux.append(z)
+                self.derived.append((z, lambda ch, d=day, k=key: int((d, k) in ch.day_keys)))
                 for var in free[key]:
                     self.m.add_implication(var, z)
                 zs.append(z)
@@ -281,8 +311,13 @@ class _Builder:
             else:
                 anyz = self.m.new_bool_var(f"any{day}")
                 self.aux.append(anyz)
+                self.derived.append((anyz, lambda ch, d=day: int(ch.day_load.get(d, 0) > 0)))
                 self.m.add(anyz <= sum(zs))
                 self.objective_terms.append((anyz, -weight))
+
+    def _run_value(self, cells: list[int]) -> Any:
+        study = self.p.study_key
+        return lambda ch: int(all(c in study or c in ch.cells for c in cells))
 
     def _keys(self, c: int) -> set[str]:
         if c in self.p.study_key:
@@ -351,6 +386,9 @@ def solve_cpsat(
         dtime = budget["dtime"] * share if cap is None else min(budget["dtime"], cap)
         wall = budget["wall"] * share if cap is None else budget["wall"]
         _params(solver, settings, wall, dtime)
+        if size > LARGE_MODEL:
+            # presolve of a large model can eat the whole budget and hide even the hint
+            solver.parameters.cp_model_presolve = False
         t0 = time.perf_counter()
         status = solver.solve(b.m)
         spent = time.perf_counter() - t0
@@ -377,8 +415,13 @@ def solve_cpsat(
         if solver is not None:  # a complete hint: the auxiliaries of the last solution too
             for var in b.aux:
                 b.m.add_hint(var, solver.value(var))
+        elif b.derived:
+            chosen = _Chosen.of(problem, assignment)
+            for var, value in b.derived:
+                b.m.add_hint(var, value(chosen))
 
     ok = (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    size = sum(len(vt.placements) for vt in problem.tasks)
     best = dict(hint)
     upper = n
     # -- phase 1: the largest placeable set -----------------------------------------------
@@ -387,7 +430,7 @@ def solve_cpsat(
         relaxed = build(order=False)
         relaxed.m.maximize(relaxed.placed_total())
         set_hint(relaxed, best)
-        solver, status = run(relaxed, "placed_upper_bound", 0.1)
+        solver, status = run(relaxed, "placed_upper_bound", 0.05)
         if status in ok:
             upper = min(n, int(round(solver.best_objective_bound)))
         phases.append(
@@ -401,7 +444,7 @@ def solve_cpsat(
         every = build(all_placed=True)
         set_hint(every, best)
         every.m.minimize(0)
-        solver, status = run(every, "place_all", 0.25)
+        solver, status = run(every, "place_all", 0.15)
         phases.append({"phase": "place_all", "status": STATUS_NAMES.get(status, str(status))})
         if status in ok:
             best = extract(every, solver)
@@ -411,7 +454,7 @@ def solve_cpsat(
         most = build()
         most.m.maximize(most.placed_total())
         set_hint(most, best)
-        solver, status = run(most, "max_placed", 0.3)
+        solver, status = run(most, "max_placed", 0.2)
         phases.append({"phase": "max_placed", "status": STATUS_NAMES.get(status, str(status))})
         if status in ok:
             found = extract(most, solver)
@@ -451,6 +494,7 @@ def solve_cpsat(
     if len(best) < n:
         phases[-1]["restricted_to_set"] = True
         bound -= settings.weights.unplaced * max(0, upper - len(best))
+    bound = max(0, bound)  # every term is a non-negative count
 
     # -- phase 3: a unique optimum (tie-break) --------------------------------------------
     tie = None
