@@ -114,7 +114,7 @@ def run_settings(options: PlanOptions, settings: Mapping[str, Any]) -> RunSettin
         max_tokens=pick(options.max_tokens, "max_tokens"),
         observation_chars=int(llm.get("observation_chars", 600)),
         react_observation_chars=int(llm.get("react_observation_chars", 2000)),
-        overview_chars=int(llm.get("overview_chars", 6000)),
+        overview_chars=int(llm.get("overview_chars", 16000)),
         solver=dict(settings.get("solver") or {}),
     )
 

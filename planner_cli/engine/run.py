@@ -37,7 +37,7 @@ class RunSettings:
     max_tokens: int | None = None
     observation_chars: int = 600  # per step of a plan round
     react_observation_chars: int = 2000  # per ReAct tool result
-    overview_chars: int = 6000
+    overview_chars: int = 16000
     solver: dict[str, Any] = field(default_factory=dict)
 
     def tool_context(self) -> ToolContext:
@@ -117,13 +117,20 @@ def rough_layout(
 
 
 def overview(state: ScheduleState, tools: Tools, budget: int) -> str:
-    from planner_cli.engine.summary import compress
-
-    result = tools.run("get_overview", state, {})
-    text = result.text
-    if len(text) > budget:
-        text = compress(text, budget)
-    return text
+    """The get_overview text; past `budget` characters it is cut at a line boundary (its lines
+    stay intact, so the model can still read them) with a note saying how to see the rest."""
+    text = tools.run("get_overview", state, {}).text
+    if len(text) <= budget:
+        return text
+    kept: list[str] = []
+    used = 0
+    for line in text.splitlines():
+        if used + len(line) + 1 > budget:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    cut = len(text.splitlines()) - len(kept)
+    return "\n".join(kept) + f"\n… ({cut} more lines cut; use list_tasks or query_range for them)"
 
 
 class Budget:

@@ -245,38 +245,51 @@ def week_react(request: dict[str, Any]) -> Answer:
     )
 
 
-def exam_evenings(request: dict[str, Any]) -> Answer:
-    """exam.yaml, en, md_json mode: keep evenings (sections 9-12) free of review blocks."""
+def exam_weekends(request: dict[str, Any]) -> Answer:
+    """exam.yaml (physics only), en, md_json mode: physics review off the weekends."""
     text = user_text(request)
-    late = sorted(
-        {
-            t["id"]
-            for t in overview_tasks(text)
-            if t["status"] == "suggested" and any(b > 8 for _, _, _, b in t["slots"])
+    physics = [t for t in overview_tasks(text) if t["category"] == "大学物理复习" and t["slots"]]
+    weekend = sorted(t["id"] for t in physics if any(w >= 6 for _, w, _, _ in t["slots"]))
+    if rounds_seen(request) == 0 and weekend:
+        # the class keeps its order: the weekend blocks and everything after them move to the
+        # weekdays after that weekend
+        last_weekend_day = max(d for t in physics for d, w, _, _ in t["slots"] if w >= 6)
+        first_moved = min(d for t in physics if t["id"] in weekend for d, _, _, _ in t["slots"])
+        moved = sorted(
+            t["id"] for t in physics if min(d for d, _, _, _ in t["slots"]) >= first_moved
+        )
+        plan = {
+            "goal": "No physics review on Saturdays or Sundays",
+            "steps": [
+                {
+                    "id": "s1",
+                    "tool": "spread_even",
+                    "args": {
+                        "task_ids": moved,
+                        "day_scope": "workday",
+                        "day_start": last_weekend_day + 1,
+                    },
+                    "why": "the weekend blocks and the later ones (class order) move onto the weekdays after that weekend",
+                },
+                {
+                    "id": "s2",
+                    "tool": "query_target_tasks",
+                    "args": {"category": "大学物理复习", "day_scope": "weekend", "enqueue": False},
+                    "depends_on": ["s1"],
+                    "why": "check that no physics block is left on a weekend",
+                },
+            ],
         }
-    )
-    if rounds_seen(request) == 0 and late:
-        batches = [late[i : i + 12] for i in range(0, len(late), 12)]
-        steps = [
-            {
-                "id": f"s{i + 1}",
-                "tool": "spread_even",
-                "args": {"task_ids": ids, "before_section": 9},
-                "depends_on": [f"s{i}"] if i else [],
-                "why": "move the evening blocks into free daytime sections, evenly",
-            }
-            for i, ids in enumerate(batches)
-        ]
         return answer(
-            {"goal": "No review block in the evening (sections 9-12)", "steps": steps},
-            prefix="The evening blocks are listed in the overview; spread_even can move them into daytime.",
+            plan,
+            prefix="The overview shows physics blocks on days 6 and 7; spread_even can move them to weekdays.",
         )
     summary = (
-        "Every review block now ends by section 8; the evenings are free."
-        if not late
-        else f"{len(late)} review blocks still end in the evening: there was no daytime room for them."
+        "No physics review is left on a weekend; the weekend blocks moved to weekdays."
+        if not weekend
+        else f"{len(weekend)} physics blocks are still on a weekend: {weekend}."
     )
-    return answer({"goal": "No review block in the evening", "done": True, "summary": summary})
+    return answer({"goal": "No physics review on weekends", "done": True, "summary": summary})
 
 
 SEED13_PLAN = json.loads(
@@ -400,11 +413,11 @@ SCENARIOS = [
         ["--no-rough", "--mode", "react"],
     ),
     Scenario(
-        "exam_en_free_evenings",
+        "exam_en_physics_off_weekends",
         "fixtures/exports/exam.yaml",
-        "Keep my evenings free during the exam weeks: no review after section 8.",
-        exam_evenings,
-        ["--lang", "en"],
+        "Keep my weekends free of physics review during the exam weeks.",
+        exam_weekends,
+        ["--lang", "en", "--task-class", "41"],
         llm="openai:llamacpp",
         requires=("rough_layout", "spread_even"),
     ),
@@ -431,10 +444,8 @@ def sha(value: Any) -> str:
 
 
 def replay_args(cassette: dict[str, Any]) -> list[str]:
-    """The `planner plan` arguments that replay a cassette (from its meta)."""
-    run = cassette["meta"]["run"]
-    args = [run["input"], run["instruction"], "--mode", run["mode"], "--lang", run["lang"]]
-    return args + ([] if run["rough"] else ["--no-rough"])
+    """The `planner plan` arguments that replay a cassette (kept in its meta when recorded)."""
+    return list(cassette["meta"]["replay_args"])
 
 
 def record(scenario: Scenario) -> dict[str, Any]:
@@ -469,6 +480,7 @@ def record(scenario: Scenario) -> dict[str, Any]:
             raise SystemExit(f"{scenario.name}: planner exited {code}\n{err.getvalue()}")
         preview = json.loads(preview_path.read_text("utf-8"))
     cassette = json.loads(target.read_text("utf-8"))
+    cassette["meta"]["replay_args"] = [scenario.export, scenario.instruction, *scenario.args]
     cassette["meta"]["expect"] = {
         "exit_code": code,
         "outcome": preview["run"]["outcome"],
