@@ -208,8 +208,12 @@ def react_script(script: list) -> list:
     return [answer(tool) if i is first else answer(finish) if i is last else i for i in script]
 
 
-@pytest.mark.parametrize("mode", ["plan-solve", "react"])
-@pytest.mark.parametrize("case", sorted(SCRIPTS))
+RUNS = [(case, "plan-solve") for case in sorted(SCRIPTS)] + [
+    (case, "react") for case in ("completed", "http-401-echo", "invalid-echo")
+]
+
+
+@pytest.mark.parametrize(("case", "mode"), RUNS)
 def test_api_key_in_no_output(home, tmp_path, case, mode):
     src = write_doc(tmp_path / "e.json", export(), "json")
     script = SCRIPTS[case] if mode == "plan-solve" else react_script(SCRIPTS[case])
@@ -223,7 +227,7 @@ def test_api_key_in_no_output(home, tmp_path, case, mode):
                 "OPENAI_API_KEY": KEY,
                 "OPENAI_BASE_URL": closed_port_url() if case == "endpoint-down" else server.url,
                 "PLANNER_MODEL": "fake-model",
-                "PLANNER_LLM__TRANSPORT_RETRIES": "1",
+                "PLANNER_LLM__TRANSPORT_RETRIES": "0",
                 "PLANNER_LLM__MAX_RETRIES": "1",
                 "PLANNER_LLM__TIMEOUT_S": "1",
             }
