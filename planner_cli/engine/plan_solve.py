@@ -71,28 +71,7 @@ class PlanSolveRun(EngineRun):
     def _rounds(self, backend: LLMBackend) -> str:
         settings = self.settings
         model = plan_model(self.tools.specs)
-        messages: list[dict[str, Any]] = [
-            {
-                "role": "system",
-                "content": prompts.system_prompt(
-                    self.tools.specs,
-                    mode="plan-solve",
-                    lang=settings.lang,
-                    max_steps=settings.max_steps,
-                    max_rounds=settings.max_rounds,
-                ),
-            },
-            {
-                "role": "user",
-                "content": prompts.context_message(
-                    self.instruction,
-                    self.overview(),
-                    prompts.class_constraints(self.state),
-                    self.rough["result"] if settings.rough else None,
-                    self.history,
-                ),
-            },
-        ]
+        messages = self.opening_messages("plan-solve")
         for round_no in range(1, settings.max_rounds + 1):
             spent = self.budget.exhausted()
             if spent:

@@ -224,6 +224,27 @@ class EngineRun:
     def overview(self) -> str:
         return overview(self.state, self.tools, self.settings.overview_chars)
 
+    def opening_messages(self, mode: str) -> list[dict[str, Any]]:
+        """System prompt (rules, format, catalogue) and the context message of a model run."""
+        from planner_cli.llm import prompts
+
+        settings = self.settings
+        system = prompts.system_prompt(
+            self.tools.specs,
+            mode=mode,
+            lang=settings.lang,
+            max_steps=settings.max_steps if mode == "plan-solve" else 1,
+            max_rounds=settings.max_rounds,
+        )
+        context = prompts.context_message(
+            self.instruction,
+            self.overview(),
+            prompts.class_constraints(self.state),
+            self.rough["result"] if settings.rough else None,
+            self.history,
+        )
+        return [{"role": "system", "content": system}, {"role": "user", "content": context}]
+
     def llm_outcome(self) -> str:
         """After the model's loop ended normally: completed or partial."""
         if self.declared_done and not self.last_failed and pending_left(self.state) == 0:
