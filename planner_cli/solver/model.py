@@ -1,12 +1,15 @@
 """The CP-SAT rough layout: one boolean per (task, candidate block), solved in lexicographic phases.
 
-Phase 1 maximises the number of placed tasks (skipped when the greedy hint already places all);
-phase 2 fixes that count and minimises the weighted objective of spec/solver.md (the same terms
-as solver/score.py, constants included, so the two agree exactly); phase 3, only after phase 2
-is proven optimal, fixes the objective and minimises a lexicographic tie-break (earlier day and
-section first, lower state ids first) so the chosen optimum is unique. Per-block booleans won
-over start-variable/NoOverlap intervals here because every soft term is a per-block constant or
-a per-cell sum (measured in docs/benchmarks.md).
+Phase 1 finds the largest placeable set (skipped when the greedy hint places all): an upper
+bound from the relaxation without the order, then "place all" as a feasibility model, then
+"maximise placed" only when needed. Phase 2 fixes that set and minimises the weighted objective
+of spec/solver.md (the same terms as solver/score.py, constants included, so the two agree
+exactly); when a set smaller than all was fixed the status is FEASIBLE, never OPTIMAL. Phase 3,
+only after a proven phase 2, fixes the objective and minimises a lexicographic tie-break
+(earlier day and section first, lower state ids first) so the chosen optimum is unique.
+Formulation choices (measured, docs/benchmarks.md): per-block booleans, because every soft term
+is a per-block constant or a per-cell sum; the class order as a plain linear precedence over
+exactly-one blocks (faster than big-M, channelled start variables or the order encoding).
 """
 
 from __future__ import annotations
@@ -384,7 +387,9 @@ def solve_cpsat(
     def run(b: _Builder, name: str, share: float, cap: float | None = None) -> tuple[Any, int]:
         solver = cp_model.CpSolver()
         dtime = budget["dtime"] * share if cap is None else min(budget["dtime"], cap)
-        wall = budget["wall"] * share if cap is None else budget["wall"]
+        # only the deterministic budget is shared out: the wall clock is a global safety net,
+        # so runs stay reproducible unless the whole time limit is exhausted
+        wall = budget["wall"]
         _params(solver, settings, wall, dtime)
         if size > LARGE_MODEL:
             # presolve of a large model can eat the whole budget and hide even the hint
@@ -425,7 +430,13 @@ def solve_cpsat(
     best = dict(hint)
     upper = n
     # -- phase 1: the largest placeable set -----------------------------------------------
-    if len(best) < n:
+    large = size > LARGE_MODEL
+    if large and len(best) < n:
+        # the placement phases rarely finish on a large model within the default budget:
+        # keep the greedy set and spend the budget on its cost (the status says FEASIBLE)
+        phases.append({"phase": "placed_search", "status": "SKIPPED_LARGE_MODEL"})
+        upper = n
+    if len(best) < n and not large:
         # an upper bound without the order (a relaxation, solved fast)
         relaxed = build(order=False)
         relaxed.m.maximize(relaxed.placed_total())
@@ -440,7 +451,7 @@ def solve_cpsat(
                 "bound": upper,
             }
         )
-    if len(best) < upper and upper == n:
+    if len(best) < upper and upper == n and not large:
         every = build(all_placed=True)
         set_hint(every, best)
         every.m.minimize(0)
@@ -450,7 +461,7 @@ def solve_cpsat(
             best = extract(every, solver)
         elif status == cp_model.INFEASIBLE:
             upper = n - 1
-    if len(best) < upper:
+    if len(best) < upper and not large:
         most = build()
         most.m.maximize(most.placed_total())
         set_hint(most, best)
