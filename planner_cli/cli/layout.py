@@ -139,6 +139,6 @@ def layout(
 
 
 def _solver_version() -> str:
-    import ortools
+    from importlib.metadata import version
 
-    return f"ortools {ortools.__version__}"
+    return f"ortools {version('ortools')}"

@@ -217,7 +217,7 @@ def rough_layout(
     if violation is not None:  # pragma: no cover - the model forbids it; a bug if it happens
         raise RuntimeError(f"layout broke the class order: {violation}")
     occupancy = _Final.of(final)
-    pending = [
+    pending: list[dict[str, Any]] = [
         {
             "state_id": vt.id,
             "name": vt.task.name,
@@ -239,16 +239,20 @@ def rough_layout(
                 "reason": t(lang, "reason_manual"),
             }
         )
-    pending.sort(key=lambda p: p["state_id"])
+    pending.sort(key=lambda p: int(p["state_id"]))
     metrics = score(final, state, s, stability)
     metrics["solver"] = info
     changed = [
         task_id
         for task_id in variable
-        if [x.key() for x in (final.task(task_id).slots)]
-        != [x.key() for x in refs.get(task_id, [])]  # type: ignore[union-attr]
+        if [x.key() for x in _slots(final, task_id)] != [x.key() for x in refs.get(task_id, [])]
     ]
     return LayoutResult(final, placed, pending, metrics, changed, timings)
+
+
+def _slots(state: ScheduleState, task_id: int) -> list[Slot]:
+    task = state.task(task_id)
+    return list(task.slots) if task is not None else []
 
 
 def _gap(objective: int | None, bound: int | None) -> float | None:

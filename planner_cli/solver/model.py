@@ -384,7 +384,7 @@ def solve_cpsat(
         build_s += time.perf_counter() - t0
         return b
 
-    def run(b: _Builder, name: str, share: float, cap: float | None = None) -> tuple[Any, int]:
+    def run(b: _Builder, name: str, share: float, cap: float | None = None) -> tuple[Any, Any]:
         solver = cp_model.CpSolver()
         dtime = budget["dtime"] * share if cap is None else min(budget["dtime"], cap)
         # only the deterministic budget is shared out: the wall clock is a global safety net,
@@ -421,9 +421,9 @@ def solve_cpsat(
             for var in b.aux:
                 b.m.add_hint(var, solver.value(var))
         elif b.derived:
-            chosen = _Chosen.of(problem, assignment)
+            covered = _Chosen.of(problem, assignment)
             for var, value in b.derived:
-                b.m.add_hint(var, value(chosen))
+                b.m.add_hint(var, value(covered))
 
     ok = (cp_model.OPTIMAL, cp_model.FEASIBLE)
     size = sum(len(vt.placements) for vt in problem.tasks)

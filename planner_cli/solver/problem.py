@@ -254,12 +254,12 @@ def build_problem(
     now_day = (now_g - 1) // S + 1
     var_tasks: list[VarTask] = []
     for task_id in sorted(var_set):
-        task = state.task(task_id)
-        assert task is not None and task.is_pending, task_id
+        found = state.task(task_id)
+        assert found is not None and found.is_pending, task_id
         var_tasks.append(
             _var_task(
                 state,
-                task,
+                found,
                 costs,
                 settings,
                 all_days,

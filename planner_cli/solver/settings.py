@@ -19,18 +19,18 @@ class _Model(BaseModel):
 
 
 class Weights(_Model):
-    unplaced: int = Field(100000, ge=0)
-    steady_spread: int = Field(3, ge=0)
-    rapid_finish: int = Field(2, ge=0)
-    late_section: int = Field(1, ge=0)
-    day_over_mean: int = Field(2, ge=0)
-    long_run: int = Field(4, ge=0)
-    context_switch: int = Field(1, ge=0)
+    unplaced: int = Field(default=100000, ge=0)
+    steady_spread: int = Field(default=3, ge=0)
+    rapid_finish: int = Field(default=2, ge=0)
+    late_section: int = Field(default=1, ge=0)
+    day_over_mean: int = Field(default=2, ge=0)
+    long_run: int = Field(default=4, ge=0)
+    context_switch: int = Field(default=1, ge=0)
 
 
 class Caps(_Model):
-    max_study_sections_per_day: int | None = Field(None, ge=0, le=12)
-    max_class_sections_per_day: int | None = Field(None, ge=0, le=12)
+    max_study_sections_per_day: int | None = Field(default=None, ge=0, le=12)
+    max_class_sections_per_day: int | None = Field(default=None, ge=0, le=12)
 
 
 def _late_default() -> dict[str, int]:
@@ -38,18 +38,18 @@ def _late_default() -> dict[str, int]:
 
 
 class SolverSettings(_Model):
-    time_limit_s: float = Field(10.0, gt=0)
-    max_deterministic_time: float = Field(4.0, gt=0)
-    random_seed: int = Field(0, ge=0)
-    num_workers: int = Field(1, ge=1, le=64)
+    time_limit_s: float = Field(default=10.0, gt=0)
+    max_deterministic_time: float = Field(default=4.0, gt=0)
+    random_seed: int = Field(default=0, ge=0)
+    num_workers: int = Field(default=1, ge=1, le=64)
     align_pairs: bool = True
     log_search_progress: bool = False
-    caps: Caps = Field(default_factory=Caps)
-    max_consecutive_study_sections: int = Field(4, ge=1, le=12)
-    late_section_from: int = Field(9, ge=1, le=13)
+    caps: Caps = Field(default_factory=lambda: Caps())
+    max_consecutive_study_sections: int = Field(default=4, ge=1, le=12)
+    late_section_from: int = Field(default=9, ge=1, le=13)
     late_penalty: dict[str, int] = Field(default_factory=_late_default)
-    stability: int = Field(20, ge=0)
-    weights: Weights = Field(default_factory=Weights)
+    stability: int = Field(default=20, ge=0)
+    weights: Weights = Field(default_factory=lambda: Weights())
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None, **overrides: Any) -> SolverSettings:

@@ -61,13 +61,20 @@ def test_random_instances_keep_the_rules(seed: int) -> None:
         costs = CostModel(result.state, SolverSettings())
         for task_id in result.placed:
             task = result.state.task(task_id)
-            assert task is not None and len(task.slots) == 1 and task.slots[0].length == task.duration
+            assert (
+                task is not None and len(task.slots) == 1 and task.slots[0].length == task.duration
+            )
             meta_ = result.state.task_class(task.class_id)
             assert meta_ is not None
-            assert task.slots[0].day in costs.class_days(meta_, list(range(1, st.window.total_days + 1)))
+            assert task.slots[0].day in costs.class_days(
+                meta_, list(range(1, st.window.total_days + 1))
+            )
             blocked = {s for k in meta_.excluded_slots for s in (2 * k - 1, 2 * k)}
             assert not blocked & set(range(task.slots[0].slot_start, task.slots[0].slot_end + 1))
         assert len(result.placed) + len(result.pending) == sum(1 for t in st.tasks if t.is_pending)
-    assert (cp.metrics["pending"], cp.metrics["objective"]) <= (greedy.metrics["pending"], greedy.metrics["objective"])
+    assert (cp.metrics["pending"], cp.metrics["objective"]) <= (
+        greedy.metrics["pending"],
+        greedy.metrics["objective"],
+    )
     if cp.metrics["solver"]["status"] != "GREEDY_FALLBACK":
         assert cp.metrics["solver"]["objective"] == cp.metrics["objective"]
