@@ -39,7 +39,7 @@ def _late_default() -> dict[str, int]:
 
 class SolverSettings(_Model):
     time_limit_s: float = Field(default=10.0, gt=0)
-    max_deterministic_time: float = Field(default=4.0, gt=0)
+    max_deterministic_time: float = Field(default=3.0, gt=0)
     random_seed: int = Field(default=0, ge=0)
     num_workers: int = Field(default=1, ge=1, le=64)
     align_pairs: bool = True
