@@ -64,6 +64,16 @@ def plan(
         None, "--window", help="START..END dates, when the export gives no window."
     ),
     config: str | None = typer.Option(None, "--config", help="A settings file (YAML)."),
+    session: str | None = typer.Option(
+        None,
+        "--session",
+        help="Continue this conversation (its last state and history) and save the result to it.",
+    ),
+    store_url: str | None = typer.Option(
+        None,
+        "--store",
+        help="Session store: sqlite (default, under PLANNER_HOME), sqlite:///FILE or redis://HOST:PORT/DB.",
+    ),
     verbose: bool = typer.Option(
         False, "-v", "--verbose", help="Print the run's events on stderr."
     ),
@@ -97,9 +107,19 @@ def plan(
         progress = sys.stderr if sys.stderr.isatty() and not verbose else None
         events = Events(jsonl=jsonl, verbose=sys.stderr if verbose else None, progress=progress)
         stack.callback(events.close)
+        store = resumed = None
+        if session is not None:
+            from planner_cli.sessions import resume, save_turn
+            from planner_cli.store import open_store
+
+            store = stack.enter_context(open_store(store_url))
+            resumed = resume(store, session, loaded)
+            loaded, options.history = resumed.loaded, resumed.history
         out = plan_preview(loaded, options, settings, events=events)
         write_preview(output, out.preview)
         events.emit("preview.done", path=output, outcome=out.result.outcome)
+        if store is not None and resumed is not None and session is not None:
+            save_turn(store, session, resumed, out.preview, out.result.outcome, lang)
     summary = redact(out.result.summary, out.secrets)
     typer.echo(summary)
     typer.echo(f"preview written to {output} (outcome: {out.result.outcome})")
