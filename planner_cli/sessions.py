@@ -15,7 +15,14 @@ from typing import Any
 
 from planner_cli.errors import PlannerError
 from planner_cli.io.loader import Loaded
-from planner_cli.store import SessionStore, Snapshot, Turn, compact_snapshot, context_turns
+from planner_cli.store import (
+    Conversation,
+    SessionStore,
+    Snapshot,
+    Turn,
+    compact_snapshot,
+    context_turns,
+)
 
 STAGE = "plan"
 KEEP_LAST_TURNS = 4
@@ -93,7 +100,7 @@ def save_turn(
             "turns": len(turns),
             "outcome": outcome,
         },
-        conversation={"turns": turns},
+        conversation=Conversation(turns=turns),
         state=ScheduleState.model_validate(preview["state"]),
         original_state=ScheduleState.model_validate(preview["original_state"]),
         compaction=previous.compaction,

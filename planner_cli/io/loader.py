@@ -124,7 +124,8 @@ def load_any(
 def _continue_preview(data: dict[str, Any], name: str, sha: str | None) -> Loaded:
     state = parse_state(data.get("state"), name, "state")
     original = parse_state(data.get("original_state"), name, "original_state")
-    source = data.get("input") if isinstance(data.get("input"), dict) else {}
+    given = data.get("input")
+    source: dict[str, Any] = given if isinstance(given, dict) else {}
     prior_by = {
         c["state_id"]: c["by"]
         for c in data.get("changes") or []
