@@ -44,23 +44,24 @@ class SolveOutcome:
 
 @dataclass
 class _Chosen:
-    """What a block assignment covers: cells, study load per day, (day, class key) pairs."""
+    """What a block assignment covers: cells, study load per day, the class key of each cell."""
 
     cells: set[int]
     day_load: dict[int, int]
-    day_keys: set[tuple[int, str]]
+    cell_key: dict[int, str]
 
     @classmethod
     def of(cls, problem: Problem, assignment: dict[int, int]) -> _Chosen:
         cells: set[int] = set()
         load: dict[int, int] = {}
-        keys: set[tuple[int, str]] = set()
+        keys: dict[int, str] = {}
         for t, k in assignment.items():
             vt = problem.tasks[t]
             pl = vt.placements[k]
             cells.update(pl.cells)
             load[pl.day] = load.get(pl.day, 0) + vt.duration
-            keys.add((pl.day, vt.key))
+            for c in pl.cells:
+                keys.setdefault(c, vt.key)
         return cls(cells, load, keys)
 
 
@@ -280,47 +281,39 @@ class _Builder:
                 self.objective_terms.append((v, weight))
 
     def _context_switches(self, weight: int) -> None:
-        """Each day costs `context_switch` per class studied beyond the first (its fewest switches).
-
-        z[k,d] = class k is studied on day d (z >= every block of k on d); any[d] <= Σ z; the
-        cost is Σ z - any per day.
-        """
-        fixed_keys: dict[int, set[str]] = {}
-        for c, key in self.p.study_key.items():
-            fixed_keys.setdefault(c // S + 1, set()).add(key)
-        blocks: dict[int, dict[str, list[Any]]] = {}
-        for t, vt in enumerate(self.p.tasks):
-            for k, pl in enumerate(vt.placements if self.x[t] else ()):
-                blocks.setdefault(pl.day, {}).setdefault(vt.key, []).append(self.x[t][k])
+        """Two touching study blocks of different classes cost `context_switch` (a break, even
+        of one section, between them costs nothing)."""
+        key_of = self.p.study_key
         for day in range(1, self.p.days + 1):
-            fixed = fixed_keys.get(day, set())
-            free = {key: xs for key, xs in blocks.get(day, {}).items() if key not in fixed}
-            if not free:
-                self.constant += weight * max(0, len(fixed) - 1)
-                continue
-            if weight == 0:
-                continue
-            zs: list[Any] = []
-            for key in sorted(free):
-                z = self.m.new_bool_var(f"z{day}_{key}")
-                self.aux.append(z)
-                self.derived.append((z, lambda ch, d=day, k=key: int((d, k) in ch.day_keys)))
-                for var in free[key]:
-                    self.m.add_implication(var, z)
-                zs.append(z)
-            self.objective_terms.extend((z, weight) for z in zs)
-            if fixed:
-                self.constant += weight * (len(fixed) - 1)
-            else:
-                anyz = self.m.new_bool_var(f"any{day}")
-                self.aux.append(anyz)
-                self.derived.append((anyz, lambda ch, d=day: int(ch.day_load.get(d, 0) > 0)))
-                self.m.add(anyz <= sum(zs))
-                self.objective_terms.append((anyz, -weight))
+            for s in range(1, S):
+                c1, c2 = cell_of(day, s), cell_of(day, s + 1)
+                keys1, keys2 = self._keys(c1), self._keys(c2)
+                if not keys1 or not keys2:
+                    continue
+                if c1 in key_of and c2 in key_of:
+                    self.constant += weight * (key_of[c1] != key_of[c2])
+                    continue
+                if len(keys1 | keys2) == 1 or weight == 0:
+                    continue
+                sw = self.m.new_bool_var(f"sw{day}_{s}")
+                self.aux.append(sw)
+                self.derived.append((sw, self._switch_value(c1, c2)))
+                f2, occ2 = self._occ(c2)
+                for key in sorted(keys1):
+                    a1 = self._occ_key(c1, key)
+                    a2 = self._occ_key(c2, key)
+                    self.m.add(sw >= a1 + f2 + sum(occ2) - a2 - 1)
+                self.objective_terms.append((sw, weight))
 
-    def _run_value(self, cells: list[int]) -> Any:
+    def _switch_value(self, c1: int, c2: int) -> Any:
         study = self.p.study_key
-        return lambda ch: int(all(c in study or c in ch.cells for c in cells))
+
+        def value(ch: _Chosen) -> int:
+            k1 = study.get(c1, ch.cell_key.get(c1))
+            k2 = study.get(c2, ch.cell_key.get(c2))
+            return int(k1 is not None and k2 is not None and k1 != k2)
+
+        return value
 
     def _keys(self, c: int) -> set[str]:
         if c in self.p.study_key:
@@ -332,6 +325,10 @@ class _Builder:
         return fixed + sum(
             self.x[t][k] for t, k in self.cover.get(c, ()) if self.p.tasks[t].key == key
         )
+
+    def _run_value(self, cells: list[int]) -> Any:
+        study = self.p.study_key
+        return lambda ch: int(all(c in study or c in ch.cells for c in cells))
 
     def objective_expr(self) -> Any:
         variables = [var for var, _ in self.objective_terms]

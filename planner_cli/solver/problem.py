@@ -228,7 +228,7 @@ def build_problem(
     day_study: dict[int, int] = {}
     class_day_study: dict[tuple[int, int], int] = {}
     total_study = 0
-    for task in state.tasks:
+    for task in sorted(state.tasks, key=lambda x: x.state_id):  # lowest id owns a shared cell
         if task.state_id in var_set:
             total_study += task.duration
             continue

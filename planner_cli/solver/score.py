@@ -3,8 +3,8 @@
 Every preview's `metrics` comes from here, so greedy, CP-SAT and LLM-edited states compare on
 one scale; the CP-SAT model reproduces exactly these terms (a test checks equality). Study work
 = every non-course task (guests included); `day_load` is study sections per window day;
-`context_switches` is Σ over days of (distinct classes studied that day - 1), the fewest class
-changes the day needs (an LP-friendly form of "adjacent blocks of different classes"); the stability term is present only when a stability weight is given.
+`context_switches` counts touching study blocks of different classes (a break in between costs
+nothing); the stability term is present only when a stability weight is given.
 """
 
 from __future__ import annotations
@@ -53,11 +53,15 @@ def long_runs(cells: dict[int, str], days: int, limit: int) -> int:
 
 
 def context_switches(cells: dict[int, str], days: int) -> int:
-    """Σ over days of (distinct classes studied that day - 1): the fewest class changes."""
-    keys: dict[int, set[str]] = {}
-    for c, key in cells.items():
-        keys.setdefault(c // S + 1, set()).add(key)
-    return sum(max(0, len(k) - 1) for day, k in keys.items() if 1 <= day <= days)
+    """Touching study sections of different classes (a break in between costs nothing)."""
+    total = 0
+    for day in range(1, days + 1):
+        for section in range(1, S):
+            a = cells.get(cell_of(day, section))
+            b = cells.get(cell_of(day, section + 1))
+            if a is not None and b is not None and a != b:
+                total += 1
+    return total
 
 
 def _hard_violations(state: ScheduleState) -> int:

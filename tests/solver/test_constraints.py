@@ -189,3 +189,13 @@ def test_daily_cap_per_class(solver: str) -> None:
     result = run(st, solver, settings=capped)
     assert [p["state_id"] for p in result.pending] == [11]
     assert slots_of(result.state, 12) != []
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_full_class_window_is_not_escaped(solver: str) -> None:
+    # day 1 is free but outside the class window (days 2-3), which courses fill
+    tasks = [course(1, [(2, 1, 12), (3, 1, 12)]), item(10, 7)]
+    st = state(3, tasks, [meta(7, start_date=date(2), end_date=date(3))])
+    result = run(st, solver)
+    assert slots_of(result.state, 10) == []
+    assert result.pending[0]["reason_code"] == "occupied"

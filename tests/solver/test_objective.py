@@ -66,11 +66,11 @@ def test_long_runs_are_broken_up() -> None:
     assert slots_of(cpsat(st, quiet(long_run=4)).state, 10) == [(1, 9, 10)]
 
 
-def test_context_switches_keep_a_day_to_one_class() -> None:
+def test_context_switches_leave_a_break_between_classes() -> None:
     other = item(9, 8, slots=[(1, 1, 2)], status="existing").model_copy(update={"duration": 0})
-    st = state(2, [other, item(10, 7)], [meta(7), meta(8)])
-    assert slots_of(cpsat(st, quiet()).state, 10)[0][0] == 1
-    assert slots_of(cpsat(st, quiet(context_switch=1)).state, 10)[0][0] == 2
+    st = state(1, [other, item(10, 7)], [meta(7), meta(8)])
+    assert slots_of(cpsat(st, quiet()).state, 10) == [(1, 3, 4)]
+    assert slots_of(cpsat(st, quiet(context_switch=1)).state, 10) == [(1, 5, 6)]
 
 
 def test_stability_keeps_suggestions_in_place() -> None:
