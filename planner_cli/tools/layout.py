@@ -40,10 +40,14 @@ class RoughLayoutArgs(ToolArgs):
     )
     time_limit: float | None = Field(
         default=None,
+        gt=0,
+        le=3600,
         description="Wall-clock limit of the optimiser in seconds (default from settings, 10).",
     )
     stability: int | None = Field(
         default=None,
+        ge=0,
+        le=100_000,  # CP-SAT coefficients must stay far from 64-bit overflow
         description="Also re-lay out the scope's suggested tasks; cost per task moved away from its suggestion (e.g. 20). Omit to keep suggestions fixed.",
     )
 

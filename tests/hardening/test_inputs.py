@@ -223,6 +223,22 @@ def test_non_finite_numbers_in_every_argument(name):
                 assert result.state.dump() == before
 
 
+@pytest.mark.parametrize("name", sorted(registry()))
+def test_huge_integers_in_every_argument(name):
+    """64-bit-overflowing values: rough_layout's `stability` went into CP-SAT coefficients and
+    overflowed inside OR-Tools (RuntimeError/TypeError out of run_tool) before it was bounded."""
+    spec = registry()[name]
+    for state in STATES.values():  # S0 has suggested tasks, which `stability` re-lays out
+        before = state.dump()
+        for field in list(spec.args.model_fields) or ["x"]:
+            for value in (2**63, -(2**63), 10**30, [2**63]):
+                result = run_tool(name, state, {field: value}, CTX)
+                assert isinstance(result.text, str) and result.text
+                assert state.dump() == before
+                if not result.ok:
+                    assert result.state.dump() == before
+
+
 def test_tool_command_with_infinity(home, tmp_path):
     src = write_doc(tmp_path / "e.json", BASE, "json")
     out = tmp_path / "p.json"
@@ -266,3 +282,60 @@ def test_unknown_tool_name_is_a_usage_error(home, tmp_path):
         result = run_cli("tool", src, name, "{}", "-o", tmp_path / "p.json")
         assert result.code == 2 and "unknown tool" in result.err
         assert not (tmp_path / "p.json").exists()
+
+
+# -- apply and batch on hostile documents -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def applied_pair(tmp_path_factory):
+    """An export and a preview of it that places one task and moves nothing else."""
+    tmp = tmp_path_factory.mktemp("pair")
+    src = write_doc(tmp / "e.json", BASE, "json")
+    preview = tmp / "p.json"
+    made = run_cli("tool", src, "place", '{"task_id": 7, "day": 6, "slot_start": 1}', "-o", preview)
+    assert made.code == 0, made.err
+    return src.read_bytes(), json.loads(preview.read_text(encoding="utf-8"))
+
+
+@settings(FUZZ, max_examples=25)
+@given(data=st.data(), force=st.booleans())
+def test_apply_of_a_tampered_preview_never_corrupts_the_export(applied_pair, data, force, home):
+    export_bytes, preview = applied_pair
+    tampered = data.draw(mutated_exports(base=preview), label="preview")
+    with tempfile.TemporaryDirectory() as tmp_dir:
+        tmp = Path(tmp_dir)
+        src = tmp / "e.json"
+        src.write_bytes(export_bytes)
+        bad = write_doc(tmp / "p.json", tampered, "json")
+        result = run_cli("apply", bad, "--export", src, *(["--force"] if force else []))
+        assert result.code in (0, 1, 5), result.err
+        assert "Traceback" not in result.err and "internal error" not in result.err, result.err
+        if result.code != 0:
+            assert src.read_bytes() == export_bytes  # refused: untouched
+            assert not (tmp / "e.json.bak").exists()
+        else:
+            assert run_cli("validate", src).code == 0  # written: a valid export
+        assert not list(tmp.glob(".e.json.*.tmp"))
+
+
+def test_batch_isolates_each_hostile_input(home, tmp_path):
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    write_doc(inputs / "good.json", BASE, "json")
+    (inputs / "latin1.json").write_bytes('{"name": "caf\xe9"}'.encode("latin-1"))
+    (inputs / "truncated.yaml").write_text("kind: smartflow-export\nschedules: [", encoding="utf-8")
+    nested = json.dumps(BASE).replace('"user_id": 1', '"user_id": ' + "[" * 5000 + "]" * 5000)
+    (inputs / "deep.json").write_text(nested, encoding="utf-8")
+    out = tmp_path / "out"
+    result = run_cli("batch", inputs, inputs / "missing.json", "--out", out, "--workers", "1")
+    assert_clean(result)
+    assert result.code == 1  # the worst item's code
+    previews = sorted(p.name for p in out.glob("*.preview.json"))
+    assert previews == ["good.preview.json"]
+    assert run_cli("validate", out / "good.preview.json").code == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    failed = {f["name"]: f["message"] for f in summary["failures"]}
+    assert set(failed) == {"latin1", "truncated", "deep", "missing"}
+    assert "not UTF-8" in failed["latin1"] and "nesting is too deep" in failed["deep"]
+    assert "file not found" in failed["missing"]
