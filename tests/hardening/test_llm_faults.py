@@ -252,6 +252,16 @@ PLANS = [
     ),
     Case("wrong-schema", never(answer({"answer": 42})), "fallback", 4, 2, "no valid answer"),
     Case(
+        "overflowing-numbers",
+        never(
+            answer(step_plan({"id": "s1", "tool": "rough_layout", "args": {"stability": 2**63}}))
+        ),
+        "fallback",
+        4,
+        2,
+        "less than or equal to 100000",
+    ),
+    Case(
         "non-finite-numbers",
         never(
             answer(
