@@ -202,9 +202,9 @@ def _layout_preview(
 
 
 def _solver_version() -> str:
-    import ortools
+    from importlib.metadata import version
 
-    return f"ortools {ortools.__version__}"
+    return f"ortools {version('ortools')}"
 
 
 def _plan_preview(
