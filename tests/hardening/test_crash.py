@@ -333,3 +333,40 @@ def test_session_store_killed_mid_save_still_opens_and_loads(home, tmp_path, see
         store.save("after-crash", snapshot)  # the store is writable again
     listed = run_cli("session", "list", "--store", f"sqlite:///{db}")
     assert listed.code == 0 and "after-crash" in listed.out, listed.err
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_plan_with_session_killed_around_its_preview_resumes(home, tmp_path, when):
+    """Rename 1 of `plan -o P --session S` is the preview; the session is saved after it. A kill
+    before or after leaves the store as it was after the last finished turn."""
+    src = write_doc(tmp_path / "e.json", export(), "json")
+    plan = write_doc(
+        tmp_path / "plan.json",
+        {
+            "kind": "schedule-plan",
+            "version": 1,
+            "goal": "look",
+            "steps": [{"id": "s1", "tool": "get_overview", "args": {}}],
+        },
+        "json",
+    )
+    out = tmp_path / "p.json"
+    args = ["plan", src, "看看", "-o", out, "--plan-file", plan, "--session", "s1"]
+    first = run_cli(*args)
+    assert first.code in (0, 3), first.err
+    out.unlink()
+    killed, _ = kill_at_rename(args, tmp_path, 1, when, tmp_path)
+    assert killed
+    assert out.exists() == (when == "after")
+    assert not out.exists() or run_cli("validate", out).code == 0  # whole, never torn
+
+    from planner_cli.store.sqlite import SQLiteStore
+
+    with SQLiteStore(home / "sessions.sqlite3") as store:
+        snapshot = store.load("s1")
+    assert snapshot is not None and len(snapshot.conversation.turns) == 1
+    again = run_cli(*args)
+    assert again.code == first.code, again.err
+    with SQLiteStore(home / "sessions.sqlite3") as store:
+        snapshot = store.load("s1")
+    assert snapshot is not None and len(snapshot.conversation.turns) == 2

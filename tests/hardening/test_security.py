@@ -232,6 +232,7 @@ def test_api_key_in_no_output(home, tmp_path, case, mode):
                 "PLANNER_LLM__TIMEOUT_S": "1",
             }
             args = ["plan", src, f"instruction mentioning {KEY}?", "-o", out, "--events", events]
+            args += ["--session", "key-test"]  # the second run resumes the first's snapshot
             debug = ["--debug"] if flags == ["--debug"] else []
             verbose = [] if debug else flags
             result = run_cli(*debug, *args, *verbose, "--mode", mode, env=env)
@@ -245,6 +246,12 @@ def test_api_key_in_no_output(home, tmp_path, case, mode):
         codes.append(result.code)
         files += [out, events]
     assert codes[0] == codes[1]
+    from planner_cli.store.sqlite import SQLiteStore
+
+    with SQLiteStore(home / "sessions.sqlite3") as store:
+        snapshot = store.load("key-test")
+    assert snapshot is not None and len(snapshot.conversation.turns) == 2
+    assert "instruction mentioning ***?" in snapshot.conversation.turns[-1].instruction
     for path in [*files, *home.rglob("*")]:
         if path.is_file():
             assert KEY.encode() not in path.read_bytes(), path
