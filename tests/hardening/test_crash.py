@@ -209,12 +209,19 @@ def rerun_batch(inputs: Path, out: Path, previews: dict[str, bytes], code: int) 
     for name, clean in previews.items():
         assert (out / f"{name}.preview.json").read_bytes() == clean
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    # nothing lost, nothing to redo: a third run skips every item and compacts the journal
+    third = run_cli("batch", inputs, "--out", out, "--workers", "1", "--solver", "greedy")
+    assert third.code == code, third.err
+    settled = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert settled["skipped"] == len(NAMES) and settled["ran"] == 0
     done = [
         json.loads(line)
         for line in (out / "journal.jsonl").read_text(encoding="utf-8").splitlines()
         if '"event": "done"' in line
     ]
-    assert sorted(r["name"] for r in done) == sorted(NAMES)  # once each after compaction
+    assert sorted(r["name"] for r in done) == sorted(NAMES)  # one record each
+    for record in done:
+        assert record["preview_sha256"] == sha(out / f"{record['name']}.preview.json")
     return summary
 
 
@@ -370,3 +377,41 @@ def test_plan_with_session_killed_around_its_preview_resumes(home, tmp_path, whe
     with SQLiteStore(home / "sessions.sqlite3") as store:
         snapshot = store.load("s1")
     assert snapshot is not None and len(snapshot.conversation.turns) == 2
+
+
+WORKER_HOOK = r"""
+import os, runpy, signal, sys
+import planner_cli.batch as batch
+real = batch._layout_preview
+
+def dying(loaded, *args, **kwargs):
+    if os.environ["CRASH_ITEM"] in loaded.path:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the OOM killer would
+    return real(loaded, *args, **kwargs)
+
+batch._layout_preview = dying
+sys.argv = ["planner", *sys.argv[1:]]
+runpy.run_module("planner_cli", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_batch_worker_killed_is_one_failed_item_and_a_rerun_recovers(batch_case, tmp_path):
+    inputs, previews, code = batch_case
+    out = tmp_path / "out"
+    args = ["batch", inputs, "--out", out, "--workers", "2", "--solver", "greedy"]
+    proc = subprocess.run(
+        [sys.executable, "-c", WORKER_HOOK, *map(str, args)],
+        env=child_env(tmp_path / "home", CRASH_ITEM="bob"),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    died = {f["name"] for f in summary["failures"] if "worker process died" in f["message"]}
+    assert "bob" in died  # items in flight with it may be reported the same way
+    check_batch_dir(out, previews)
+    again = rerun_batch(inputs, out, previews, code)
+    assert again["ran"] == len(died)  # only the lost items are redone
