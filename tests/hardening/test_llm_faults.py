@@ -355,3 +355,27 @@ def test_fallback_keeps_exactly_the_rough_layout(home, tmp_path):
     assert fallback["run"]["outcome"] == "fallback"
     assert fallback["state"] == none["state"] and fallback["changes"] == none["changes"]
     assert {c["by"] for c in fallback["changes"]} <= {"rough_layout"}
+
+
+def test_batch_with_an_unusable_llm_falls_back_per_item(home, tmp_path):
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for name in ("ann", "bob"):
+        write_doc(inputs / f"{name}.json", export(), "json")
+    out = tmp_path / "out"
+    with FakeOpenAI(never(Error(503, "down", FAST), 20)) as server:
+        env = {
+            "OPENAI_API_KEY": "sk-test-faults-0000",
+            "OPENAI_BASE_URL": server.url,
+            "PLANNER_MODEL": "fake-model",
+            "PLANNER_LLM__TRANSPORT_RETRIES": "0",
+        }
+        args = ["batch", inputs, "--out", out, "--workers", "1", "--llm", "openai"]
+        result = run_cli(*args, "--instruction", "排一下", env=env)
+    assert_clean(result)
+    assert result.code == 4, result.err
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["outcomes"] == {"fallback": 2}
+    for name in ("ann", "bob"):
+        preview = json.loads((out / f"{name}.preview.json").read_text(encoding="utf-8"))
+        assert preview["run"]["outcome"] == "fallback"
