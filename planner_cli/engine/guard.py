@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from planner_cli.engine.executor import ToolRunner
 from planner_cli.model.state import ScheduleState, Task
 from planner_cli.tools.common import ToolContext, ToolResult
-
-ToolRunner = Any  # Callable[[str, ScheduleState, dict[str, Any], ToolContext], ToolResult]
 
 _TEXT = {
     "zh": "操作被拒绝：{tool} 会改变{what}，这些是课表中的既定事实，计划不能修改它们。状态未改变。",
