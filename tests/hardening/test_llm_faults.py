@@ -323,6 +323,8 @@ def test_fault_matrix(home, tmp_path, case):
     final = {t["state_id"]: t["slots"] for t in preview["state"]["tasks"]}
     assert original == final and preview["changes"] == []
     assert events[-1]["stage"] == "preview.done"
+    if "reasoning" in case.id or "think" in case.id:
+        assert "llm.reasoning" in [e["stage"] for e in events]
     if case.outcome == "fallback":
         assert "llm.error" in [e["stage"] for e in events]
         assert "preview written" in result.out
