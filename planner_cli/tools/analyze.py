@@ -25,6 +25,7 @@ from planner_cli.tools.common import (
     day_label,
     occupied_sections,
     order_violation,
+    placed_neighbours,
     range_label,
 )
 from planner_cli.tools.messages import Lang, t
@@ -428,24 +429,7 @@ def _order_bounds(
     siblings in task_order (the rule of common.order_violation, for a single-task move)."""
     if not task.in_order_chain:
         return None, None
-    before: Task | None = None
-    after: Task | None = None
-    for other in state.tasks:
-        if (
-            other.state_id == task.state_id
-            or not other.in_order_chain
-            or other.class_id != task.class_id
-            or not other.slots
-        ):
-            continue
-        if other.task_order < task.task_order and (
-            before is None or other.task_order > before.task_order
-        ):
-            before = other
-        if other.task_order > task.task_order and (
-            after is None or other.task_order < after.task_order
-        ):
-            after = other
+    before, after = placed_neighbours(state, task)
     low = max((s.day, s.slot_end) for s in before.slots) if before else None
     high = min((s.day, s.slot_start) for s in after.slots) if after else None
     return low, high

@@ -221,7 +221,8 @@ def find_conflict(
 # -- intra-class order (seed-origin §3.4) -------------------------------------------------
 
 
-def _placed_neighbours(state: ScheduleState, task: Task) -> tuple[Task | None, Task | None]:
+def placed_neighbours(state: ScheduleState, task: Task) -> tuple[Task | None, Task | None]:
+    """The nearest placed tasks of the same class before and after `task` in task_order."""
     before: Task | None = None
     after: Task | None = None
     for other in state.tasks:
@@ -251,7 +252,7 @@ def order_violation(state: ScheduleState, moved: list[int], lang: Lang) -> str |
             continue
         first = min(task.slots, key=lambda s: (s.day, s.slot_start))
         last = max(task.slots, key=lambda s: (s.day, s.slot_end))
-        before, after = _placed_neighbours(state, task)
+        before, after = placed_neighbours(state, task)
         label = slots_label(state, task.slots, lang)
         if before is not None:
             prev_end = max((s.day, s.slot_end) for s in before.slots)
