@@ -182,9 +182,14 @@ def rough_layout(
             "objective": greedy_metrics["objective"],
         }
     else:
-        from planner_cli.solver.model import solve_cpsat
+        from planner_cli.solver.model import LARGE_MODEL, solve_cpsat
 
-        outcome = solve_cpsat(problem, hint, stability)
+        if sum(len(vt.placements) for vt in problem.tasks) > LARGE_MODEL:
+            from planner_cli.solver.decompose import solve_by_slices
+
+            outcome = solve_by_slices(work, problem, hint, stability, refs)
+        else:
+            outcome = solve_cpsat(problem, hint, stability)
         timings["model_build_s"] = outcome.build_s
         timings["solve_s"] = outcome.solve_s
         for name, wall, det in outcome.phase_times:
@@ -192,12 +197,13 @@ def rough_layout(
             timings[f"{name}_dtime"] = det
         cp_state = _apply(work, problem, outcome.assignment)
         cp_metrics = score(cp_state, state, s, stability)
+        objective = outcome.objective if outcome.objective is not None else cp_metrics["objective"]
         info = {
             "name": "cpsat",
             "status": outcome.status,
-            "objective": outcome.objective,
+            "objective": objective,
             "bound": outcome.bound,
-            "gap": _gap(outcome.objective, outcome.bound),
+            "gap": _gap(objective, outcome.bound),
             "placed_proven": outcome.placed_proven,
             "phases": outcome.phases,
             "greedy_objective": greedy_metrics["objective"],

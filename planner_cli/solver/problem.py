@@ -83,6 +83,8 @@ class CostModel:
         self.state = state
         self.settings = settings
         self.dates = day_dates(state)
+        self.day_map = {d.day_index: d for d in state.window.day_mapping}
+        self._days_cache: dict[tuple[int, tuple[int, ...]], list[int]] = {}
         self.classes: dict[int, ClassInfo] = {}
         members: dict[int, list[Task]] = {}
         for task in state.tasks:
@@ -110,9 +112,15 @@ class CostModel:
 
     def class_days(self, meta: TaskClassMeta, all_days: list[int]) -> list[int]:
         """Days a task of the class may use: its date range, minus excluded weekdays."""
+        key = (meta.id, tuple(all_days))
+        if key not in self._days_cache:
+            self._days_cache[key] = self._class_days(meta, all_days)
+        return list(self._days_cache[key])
+
+    def _class_days(self, meta: TaskClassMeta, all_days: list[int]) -> list[int]:
         out = []
         for day in all_days:
-            info = self.state.day_info(day)
+            info = self.day_map.get(day)
             if info is None or info.day_of_week in meta.excluded_days_of_week:
                 continue
             if self.in_class_dates(meta, day):
@@ -217,8 +225,10 @@ def build_problem(
     settings: SolverSettings,
     now_g: int = 1,
     refs: dict[int, list[Slot]] | None = None,
+    only_days: tuple[int, int] | None = None,
 ) -> Problem:
-    """The instance for laying out `variable` (pending tasks of `state`) around everything else."""
+    """The instance for laying out `variable` (pending tasks of `state`) around everything else;
+    `only_days` (first, last) limits the candidate blocks to those days (decomposition)."""
     refs = refs or {}
     var_set = set(variable)
     costs = CostModel(state, settings)
@@ -253,6 +263,7 @@ def build_problem(
     all_days = [d.day_index for d in sorted(state.window.day_mapping, key=lambda d: d.day_index)]
     now_day = (now_g - 1) // S + 1
     var_tasks: list[VarTask] = []
+    by_id = {task.state_id: task for task in state.tasks}
     for task_id in sorted(var_set):
         found = state.task(task_id)
         assert found is not None and found.is_pending, task_id
@@ -269,6 +280,8 @@ def build_problem(
                 free_occ,
                 var_set,
                 refs,
+                by_id,
+                only_days,
             )
         )
 
@@ -336,11 +349,15 @@ def _var_task(
     free_occ: set[tuple[int, int]],
     var_set: set[int],
     refs: dict[int, list[Slot]],
+    by_id: dict[int, Task],
+    only_days: tuple[int, int] | None,
 ) -> VarTask:
     duration = task.duration or 2
     meta = state.task_class(task.class_id) if task.class_id else None
     days = costs.class_days(meta, all_days) if meta is not None else list(all_days)
     days = [d for d in days if d >= now_day]
+    if only_days is not None:
+        days = [d for d in days if only_days[0] <= d <= only_days[1]]
     blocked: set[int] = set()
     if meta is not None:
         for k in meta.excluded_slots:
@@ -363,7 +380,7 @@ def _var_task(
             if owners:
                 if not embed_ok or len(owners) != 1:
                     continue
-                host_task = state.task(next(iter(owners)))
+                host_task = by_id.get(next(iter(owners)))
                 if host_task is None or not host_task.can_embed:
                     continue
                 for i, occ in enumerate(host_task.slots):

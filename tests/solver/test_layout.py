@@ -124,3 +124,20 @@ def test_greedy_status_and_objective() -> None:
     result = rough_layout(st, solver="greedy")
     assert result.metrics["solver"]["status"] == "GREEDY"
     assert result.metrics["solver"]["objective"] == result.metrics["objective"]
+
+
+def test_large_instances_are_solved_week_by_week(monkeypatch: pytest.MonkeyPatch) -> None:
+    from planner_cli.tools.invariants import state_violations
+
+    monkeypatch.setattr("planner_cli.solver.model.LARGE_MODEL", 10)
+    tasks = [item(10 + i, 7 + i % 2, order=i // 2 + 1) for i in range(10)]
+    st = state(14, tasks, [meta(7, strategy="steady"), meta(8, strategy="rapid")])
+    result = rough_layout(st, settings={"max_deterministic_time": 2})
+    again = rough_layout(st, settings={"max_deterministic_time": 2})
+    info = result.metrics["solver"]
+    assert [p["phase"] for p in info["phases"]][:2] == ["slice 1-7", "slice 8-14"]
+    assert result.pending == []
+    assert state_violations(result.state) == []
+    assert result.metrics["objective"] <= info["greedy_objective"]
+    assert 0 <= info["bound"] <= result.metrics["objective"]
+    assert dumps(again.state.dump()) == dumps(result.state.dump())
