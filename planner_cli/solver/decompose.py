@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import Any
 
 from planner_cli.model.state import ScheduleState
 from planner_cli.solver.model import SolveOutcome, solve_cpsat
@@ -77,7 +78,7 @@ def solve_by_slices(
         {(p.day, p.start, p.end): k for k, p in enumerate(vt.placements)} for vt in problem.tasks
     ]
     current = dict(hint)
-    phases = []
+    phases: list[dict[str, Any]] = []
     timings: list[tuple[str, float, float]] = []
     build_s = 0.0
     for first, last in slices:
