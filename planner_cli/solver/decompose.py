@@ -1,7 +1,7 @@
 """Large instances: CP-SAT one week at a time (spec/solver.md "decompose large windows").
 
-Above LARGE_MODEL candidate blocks the whole-window model does not even get past its start
-within the default budget, so the window is cut into 7-day slices: each slice re-solves the
+Above DECOMPOSE_ABOVE candidate blocks (and windows longer than a week) the whole-window model
+rarely improves on its start within the default budget, so the window is cut into 7-day slices: each slice re-solves the
 tasks that sit (or could sit) in it, restricted to its days, with everything else fixed, warm-
 started from the current layout, so no slice makes the layout worse; a second pass uses slices
 shifted by half a week. The deterministic budget is shared equally among the slices. The bound reported is a cheap valid one (fixed costs plus
@@ -20,6 +20,9 @@ from planner_cli.solver.problem import Problem, build_problem
 from planner_cli.solver.score import term_values
 
 SLICE_DAYS = 7
+# candidate blocks above which slices beat the whole-window model within the default budget
+# (docs/benchmarks.md: 21-30 day instances of 4 400-10 700 blocks improved, 14-day ones not)
+DECOMPOSE_ABOVE = 4000
 
 
 def lower_bound(problem: Problem) -> int:

@@ -182,11 +182,11 @@ def rough_layout(
             "objective": greedy_metrics["objective"],
         }
     else:
-        from planner_cli.solver.model import LARGE_MODEL, solve_cpsat
+        from planner_cli.solver.decompose import DECOMPOSE_ABOVE, SLICE_DAYS, solve_by_slices
+        from planner_cli.solver.model import solve_cpsat
 
-        if sum(len(vt.placements) for vt in problem.tasks) > LARGE_MODEL:
-            from planner_cli.solver.decompose import solve_by_slices
-
+        size = sum(len(vt.placements) for vt in problem.tasks)
+        if size > DECOMPOSE_ABOVE and problem.days > SLICE_DAYS:
             outcome = solve_by_slices(work, problem, hint, stability, refs)
         else:
             outcome = solve_cpsat(problem, hint, stability)

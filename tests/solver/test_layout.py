@@ -129,7 +129,7 @@ def test_greedy_status_and_objective() -> None:
 def test_large_instances_are_solved_week_by_week(monkeypatch: pytest.MonkeyPatch) -> None:
     from planner_cli.tools.invariants import state_violations
 
-    monkeypatch.setattr("planner_cli.solver.model.LARGE_MODEL", 10)
+    monkeypatch.setattr("planner_cli.solver.decompose.DECOMPOSE_ABOVE", 10)
     tasks = [item(10 + i, 7 + i % 2, order=i // 2 + 1) for i in range(10)]
     st = state(14, tasks, [meta(7, strategy="steady"), meta(8, strategy="rapid")])
     result = rough_layout(st, settings={"max_deterministic_time": 2})
