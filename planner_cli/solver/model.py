@@ -10,6 +10,7 @@ only after a proven phase 2, fixes the objective and minimises a lexicographic t
 Formulation choices (measured, docs/benchmarks.md): per-block booleans, because every soft term
 is a per-block constant or a per-cell sum; the class order as a plain linear precedence over
 exactly-one blocks (faster than big-M, channelled start variables or the order encoding).
+Long windows with many candidate blocks go through solver/decompose.py (one week at a time).
 """
 
 from __future__ import annotations
