@@ -171,40 +171,18 @@ def _lay_out(
 def _layout_preview(
     loaded: Loaded, scope: list[int] | None, options: ItemOptions, solver_section: dict[str, Any]
 ) -> tuple[dict[str, Any], int]:
-    """The preview `planner layout` writes (same settings, run and generator fields)."""
-    from planner_cli.io.preview import build_preview
-    from planner_cli.solver.settings import SolverSettings
+    """The preview `planner layout` writes, through the same function."""
+    from planner_cli.engine.api import layout_preview
 
-    solver = options.solver or "cpsat"
-    resolved = SolverSettings.from_dict(solver_section)
-    result = _lay_out(loaded, scope, options, solver_section)
-    preview = build_preview(
+    preview, result = layout_preview(
         loaded,
-        result.state,
-        settings={
-            "command": "layout",
-            "solver": solver,
-            "seed": resolved.random_seed,
-            "time_limit_s": resolved.time_limit_s,
-            "max_deterministic_time": resolved.max_deterministic_time,
-            "workers": resolved.num_workers,
-            "task_class": scope,
-            "now": options.now,
-            "stability": None,
-            "lang": options.lang,
-        },
-        default_by="rough_layout",
-        metrics=result.metrics,
-        run={"outcome": "partial" if result.pending else "completed", "pending": result.pending},
-        generator={"solver": _solver_version() if solver == "cpsat" else "greedy"},
+        scope=scope,
+        solver=options.solver or "cpsat",
+        solver_section=solver_section,
+        now=options.now,
+        lang=options.lang,
     )
     return preview, 3 if result.pending else 0
-
-
-def _solver_version() -> str:
-    from importlib.metadata import version
-
-    return f"ortools {version('ortools')}"
 
 
 def _plan_preview(

@@ -56,54 +56,26 @@ def layout(
     ),
 ) -> None:
     """Lay out pending study tasks (rough layout only) and write a preview."""
+    from planner_cli.engine.api import layout_preview
     from planner_cli.io.loader import load_any
-    from planner_cli.io.preview import build_preview, write_preview
+    from planner_cli.io.preview import write_preview
     from planner_cli.settings import load_settings
-    from planner_cli.solver.layout import parse_now, rough_layout
-    from planner_cli.solver.settings import SolverSettings
 
-    if solver not in ("cpsat", "greedy"):
-        raise UsageError(f"--solver: expected cpsat or greedy (got {solver!r})")
-    if lang not in ("zh", "en"):
-        raise UsageError(f"--lang: expected zh or en (got {lang!r})")
     if stability is not None and stability < 0:
         raise UsageError("--stability: expected a weight ≥ 0")
     scope = parse_ids(task_class)
     settings = load_settings(config)
-    solver_settings = SolverSettings.from_dict(
-        settings["solver"], random_seed=seed, time_limit_s=time_limit, num_workers=workers
-    )
+    overrides = {"random_seed": seed, "time_limit_s": time_limit, "num_workers": workers}
+    section = {**settings["solver"], **{k: v for k, v in overrides.items() if v is not None}}
     loaded = load_any(file, scope, parse_window(window))
-    moment = parse_now(now, loaded.state) if now is not None else None
-    result = rough_layout(
-        loaded.state,
-        scope_class_ids=scope,
-        solver=solver,  # type: ignore[arg-type]
-        settings=solver_settings,
-        now=moment,
-        stability=stability,
-        lang=lang,  # type: ignore[arg-type]
-    )
-    generator = {"solver": _solver_version() if solver == "cpsat" else "greedy"}
-    preview = build_preview(
+    preview, result = layout_preview(
         loaded,
-        result.state,
-        settings={
-            "command": "layout",
-            "solver": solver,
-            "seed": solver_settings.random_seed,
-            "time_limit_s": solver_settings.time_limit_s,
-            "max_deterministic_time": solver_settings.max_deterministic_time,
-            "workers": solver_settings.num_workers,
-            "task_class": scope,
-            "now": now,
-            "stability": stability,
-            "lang": lang,
-        },
-        default_by="rough_layout",
-        metrics=result.metrics,
-        run={"outcome": "partial" if result.pending else "completed", "pending": result.pending},
-        generator=generator,
+        scope=scope,
+        solver=solver,
+        solver_section=section,
+        now=now,
+        stability=stability,
+        lang=lang,
     )
     write_preview(output, preview)
     info = result.metrics["solver"]
@@ -136,9 +108,3 @@ def layout(
         )
     if result.pending:
         raise typer.Exit(3)
-
-
-def _solver_version() -> str:
-    from importlib.metadata import version
-
-    return f"ortools {version('ortools')}"

@@ -200,3 +200,60 @@ def plan_preview(
         generator={"llm": {"backend": backend_label, "model": selected.model}},
     )
     return PlanOutput(redact(preview, selected.secrets), result, selected.secrets)
+
+
+def layout_preview(
+    loaded: Any,
+    *,
+    scope: list[int] | None,
+    solver: str,
+    solver_section: Mapping[str, Any],
+    now: str | None = None,
+    stability: int | None = None,
+    lang: str = "zh",
+) -> tuple[dict[str, Any], Any]:
+    """One `planner layout` run: the preview document and the solver's LayoutResult.
+
+    The same function serves `planner layout` and batch items, so both write identical bytes.
+    """
+    from importlib.metadata import version
+
+    from planner_cli.io.preview import build_preview
+    from planner_cli.solver.layout import rough_layout
+    from planner_cli.solver.settings import SolverSettings
+
+    if solver not in ("cpsat", "greedy"):
+        raise UsageError(f"--solver: expected cpsat or greedy (got {solver!r})")
+    if lang not in ("zh", "en"):
+        raise UsageError(f"--lang: expected zh or en (got {lang!r})")
+    resolved = SolverSettings.from_dict(dict(solver_section))
+    result = rough_layout(
+        loaded.state,
+        scope_class_ids=scope,
+        solver=solver,  # type: ignore[arg-type]
+        settings=resolved,
+        now=now,
+        stability=stability,
+        lang=lang,  # type: ignore[arg-type]
+    )
+    preview = build_preview(
+        loaded,
+        result.state,
+        settings={
+            "command": "layout",
+            "solver": solver,
+            "seed": resolved.random_seed,
+            "time_limit_s": resolved.time_limit_s,
+            "max_deterministic_time": resolved.max_deterministic_time,
+            "workers": resolved.num_workers,
+            "task_class": scope,
+            "now": now,
+            "stability": stability,
+            "lang": lang,
+        },
+        default_by="rough_layout",
+        metrics=result.metrics,
+        run={"outcome": "partial" if result.pending else "completed", "pending": result.pending},
+        generator={"solver": f"ortools {version('ortools')}" if solver == "cpsat" else "greedy"},
+    )
+    return preview, result
