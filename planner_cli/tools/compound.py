@@ -21,7 +21,7 @@ from planner_cli.tools.common import (
     relocate,
     slot_label,
 )
-from planner_cli.tools.messages import t
+from planner_cli.tools.messages import Lang, t
 from planner_cli.tools.registry import ToolArgs, tool
 from planner_cli.tools.write import (
     changed_entries,
@@ -94,27 +94,27 @@ def regroup(tasks: list[Task]) -> dict[int, Slot]:
     return chosen
 
 
-@tool("min_context_switch", MinContextSwitchArgs, kind="write", prefix_key="mcs_prefix")
-def min_context_switch(
-    state: ScheduleState, args: MinContextSwitchArgs, ctx: ToolContext
-) -> ToolResult:
-    lang = ctx.lang
-    prefix = t(lang, "mcs_prefix")
-    raw = list(args.task_ids or []) + ([args.task_id] if args.task_id is not None else [])
+def collect_task_set(
+    state: ScheduleState, task_ids: list[int] | None, task_id: int | None, prefix: str, lang: Lang
+) -> list[Task]:
+    """The task set of min_context_switch and spread_even (seed-origin §2.14): ids de-duplicated
+    in order, non-positive ones dropped, at least 2; each suggested, unlocked, not hosting a
+    guest, in exactly one block inside the window."""
+    raw = list(task_ids or []) + ([task_id] if task_id is not None else [])
     if not raw:
-        raise ToolFailure(t(lang, "mcs_missing_ids", prefix=prefix))
+        raise ToolFailure(t(lang, "set_missing_ids", prefix=prefix))
     ids: list[int] = []
-    for task_id in raw:
-        if task_id > 0 and task_id not in ids:
-            ids.append(task_id)
+    for task_id_ in raw:
+        if task_id_ > 0 and task_id_ not in ids:
+            ids.append(task_id_)
     if len(ids) < 2:
-        raise ToolFailure(t(lang, "mcs_too_few", prefix=prefix))
+        raise ToolFailure(t(lang, "set_too_few", prefix=prefix))
     tasks: list[Task] = []
-    for task_id in ids:
-        task = get_task(state, task_id, prefix, lang)
+    for id_ in ids:
+        task = get_task(state, id_, prefix, lang)
         if not task.is_suggested:
             raise ToolFailure(
-                t(lang, "mcs_not_suggested", prefix=prefix, id=task.state_id, name=task.name)
+                t(lang, "set_not_suggested", prefix=prefix, id=task.state_id, name=task.name)
             )
         check_unlocked(task, prefix, lang)
         check_not_hosting(state, task, prefix, lang)
@@ -122,7 +122,7 @@ def min_context_switch(
             raise ToolFailure(
                 t(
                     lang,
-                    "mcs_multi_slot",
+                    "set_multi_slot",
                     prefix=prefix,
                     id=task.state_id,
                     name=task.name,
@@ -132,6 +132,16 @@ def min_context_switch(
         slot = task.slots[0]
         check_range(state, slot.day, slot.slot_start, slot.slot_end, prefix, lang)
         tasks.append(task)
+    return tasks
+
+
+@tool("min_context_switch", MinContextSwitchArgs, kind="write", prefix_key="mcs_prefix")
+def min_context_switch(
+    state: ScheduleState, args: MinContextSwitchArgs, ctx: ToolContext
+) -> ToolResult:
+    lang = ctx.lang
+    prefix = t(lang, "mcs_prefix")
+    tasks = collect_task_set(state, args.task_ids, args.task_id, prefix, lang)
 
     before = {task.state_id: task.slots[0] for task in tasks}
     after = regroup(tasks)

@@ -21,22 +21,19 @@ from planner_cli.tools.common import (
     ToolContext,
     ToolFailure,
     ToolResult,
-    check_range,
-    get_task,
     may_embed,
     occupied_sections,
     relocate,
     slot_label,
 )
+from planner_cli.tools.compound import collect_task_set
 from planner_cli.tools.messages import Lang, t
 from planner_cli.tools.read import _CalendarArgs, _text_or_none
 from planner_cli.tools.registry import tool
 from planner_cli.tools.slots import collect_slots, parse_slot_filters, range_allowed
 from planner_cli.tools.write import (
     changed_entries,
-    check_not_hosting,
     check_order,
-    check_unlocked,
     embed_suffix,
     occupancy_lines,
 )
@@ -91,44 +88,6 @@ class SpreadEvenArgs(_CalendarArgs):
         if isinstance(value, list):
             return [v for v in value if isinstance(v, str)]
         return _text_or_none(value)
-
-
-def _collect_tasks(
-    state: ScheduleState, args: SpreadEvenArgs, prefix: str, lang: Lang
-) -> list[Task]:
-    raw = list(args.task_ids or []) + ([args.task_id] if args.task_id is not None else [])
-    if not raw:
-        raise ToolFailure(t(lang, "spread_missing_ids", prefix=prefix))
-    ids: list[int] = []
-    for task_id in raw:
-        if task_id > 0 and task_id not in ids:
-            ids.append(task_id)
-    if not ids:
-        raise ToolFailure(t(lang, "spread_too_few", prefix=prefix))
-    tasks: list[Task] = []
-    for task_id in ids:
-        task = get_task(state, task_id, prefix, lang)
-        if not task.is_suggested:
-            raise ToolFailure(
-                t(lang, "spread_not_suggested", prefix=prefix, id=task.state_id, name=task.name)
-            )
-        check_unlocked(task, prefix, lang)
-        check_not_hosting(state, task, prefix, lang)
-        if len(task.slots) != 1:
-            raise ToolFailure(
-                t(
-                    lang,
-                    "spread_multi_slot",
-                    prefix=prefix,
-                    id=task.state_id,
-                    name=task.name,
-                    k=len(task.slots),
-                )
-            )
-        slot = task.slots[0]
-        check_range(state, slot.day, slot.slot_start, slot.slot_end, prefix, lang)
-        tasks.append(task)
-    return tasks
 
 
 def _occurrence(state: ScheduleState, slot: Slot) -> tuple[int, int] | None:
@@ -298,7 +257,7 @@ def plan_spread(
 def spread_even(state: ScheduleState, args: SpreadEvenArgs, ctx: ToolContext) -> ToolResult:
     lang = ctx.lang
     prefix = t(lang, "spread_prefix")
-    tasks = _collect_tasks(state, args, prefix, lang)
+    tasks = collect_task_set(state, args.task_ids, args.task_id, prefix, lang)
     cands = _candidates(state, args, tasks, prefix, lang)
     total = sum(len(c) for c in cands.values())
     after = plan_spread(state, tasks, cands, ctx.solver)

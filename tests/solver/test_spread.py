@@ -85,3 +85,13 @@ def test_only_suggested_tasks() -> None:
     assert result.text == "均匀化调整失败：[2]t2 不是 suggested 任务，仅 suggested 可参与该工具"
     missing = run_tool("spread_even", st, {})
     assert missing.text == "均匀化调整失败：缺少必填参数 task_ids（兼容单值 task_id）。"
+
+
+def test_spread_even_needs_two_tasks_like_min_context_switch() -> None:
+    from planner_cli.tools.registry import run_tool
+    from tests.tools.conftest import build_s0
+
+    state = build_s0()
+    result = run_tool("spread_even", state, {"task_ids": [3]})
+    assert not result.ok and result.state is state
+    assert result.text == "均匀化调整失败：task_ids 至少需要 2 个有效任务 ID"

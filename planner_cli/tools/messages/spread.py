@@ -2,22 +2,6 @@
 
 MESSAGES: dict[str, dict[str, str]] = {
     "spread_prefix": {"zh": "均匀化调整失败：", "en": "Even spreading failed: "},
-    "spread_missing_ids": {
-        "zh": "{prefix}缺少必填参数 task_ids（兼容单值 task_id）。",
-        "en": "{prefix}missing required argument task_ids (a single task_id is also accepted).",
-    },
-    "spread_too_few": {
-        "zh": "{prefix}task_ids 至少需要 1 个有效任务 ID",
-        "en": "{prefix}task_ids needs at least 1 valid task ID",
-    },
-    "spread_not_suggested": {
-        "zh": "{prefix}[{id}]{name} 不是 suggested 任务，仅 suggested 可参与该工具",
-        "en": "{prefix}[{id}]{name} is not a suggested task; only suggested tasks can take part in this tool",
-    },
-    "spread_multi_slot": {
-        "zh": "{prefix}[{id}]{name} 当前包含 {k} 段时段，暂不支持该形态",
-        "en": "{prefix}[{id}]{name} currently has {k} separate blocks; this shape is not supported",
-    },
     "spread_short": {
         "zh": "{prefix}跨度={span} 可用坑位不足：required={required}, got={got}。",
         "en": "{prefix}span={span}: not enough candidate slots: required={required}, got={got}.",

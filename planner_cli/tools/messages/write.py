@@ -115,19 +115,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Embedded task [{id}]{name} is pending again together with its host.",
     },
     # min_context_switch
-    "mcs_missing_ids": {
+    "set_missing_ids": {
         "zh": "{prefix}缺少必填参数 task_ids（兼容单值 task_id）。",
         "en": "{prefix}missing required argument task_ids (a single task_id is also accepted).",
     },
-    "mcs_too_few": {
+    "set_too_few": {
         "zh": "{prefix}task_ids 至少需要 2 个有效任务 ID",
         "en": "{prefix}task_ids needs at least 2 valid task IDs",
     },
-    "mcs_not_suggested": {
+    "set_not_suggested": {
         "zh": "{prefix}[{id}]{name} 不是 suggested 任务，仅 suggested 可参与该工具",
         "en": "{prefix}[{id}]{name} is not a suggested task; only suggested tasks can take part in this tool",
     },
-    "mcs_multi_slot": {
+    "set_multi_slot": {
         "zh": "{prefix}[{id}]{name} 当前包含 {k} 段时段，暂不支持该形态",
         "en": "{prefix}[{id}]{name} currently has {k} separate blocks; this shape is not supported",
     },
