@@ -129,7 +129,9 @@ def _continue_preview(data: dict[str, Any], name: str, sha: str | None) -> Loade
     prior_by = {
         c["state_id"]: c["by"]
         for c in data.get("changes") or []
-        if isinstance(c, dict) and isinstance(c.get("state_id"), int) and isinstance(c.get("by"), str)
+        if isinstance(c, dict)
+        and isinstance(c.get("state_id"), int)
+        and isinstance(c.get("by"), str)
     }
     return Loaded(
         path=str(source.get("path") or name),

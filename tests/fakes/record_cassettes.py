@@ -110,14 +110,21 @@ def probability_mornings(request: dict[str, Any]) -> Answer:
                     "summary": "概率论本来就都在工作日上午，无需调整。",
                 }
             )
+        # spread the whole chapter set (spread_even takes at least 2 tasks and keeps the ones
+        # already in place when that is even)
+        chapters = [
+            t["id"]
+            for t in overview_tasks(text)
+            if t["category"] == "概率论" and t["status"] == "suggested"
+        ]
         plan = {
             "goal": "概率论的复习都在工作日上午（第1-4节），周末不排",
             "steps": [
                 {
                     "id": "s1",
                     "tool": "spread_even",
-                    "args": {"task_ids": late, "day_scope": "workday", "before_section": 5},
-                    "why": "把不在工作日上午的概率论任务均匀挪到工作日上午",
+                    "args": {"task_ids": chapters, "day_scope": "workday", "before_section": 5},
+                    "why": "把概率论任务在工作日上午均匀铺开（已在上午的可以不动）",
                 },
                 {
                     "id": "s2",
