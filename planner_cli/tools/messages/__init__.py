@@ -10,7 +10,6 @@ from importlib import import_module
 from typing import Any, Literal
 
 Lang = Literal["zh", "en"]
-LANGS: tuple[Lang, ...] = ("zh", "en")
 
 _MODULES = ("common", "read", "write", "queue", "analyze", "layout", "spread")
 _CATALOGUE: dict[str, dict[str, str]] | None = None
@@ -36,7 +35,3 @@ def _catalogue() -> dict[str, dict[str, str]]:
 def t(lang: Lang, key: str, **values: Any) -> str:
     """The text `key` in `lang`, formatted with `values`."""
     return _catalogue()[key][lang].format(**values)
-
-
-def keys() -> list[str]:
-    return sorted(_catalogue())
