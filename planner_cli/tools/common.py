@@ -331,6 +331,19 @@ class Conflict:
     slot: Slot
     blocker: Task
 
+    def text(self, state: ScheduleState, key: str, lang: Lang, **values: Any) -> str:
+        """The message `key` about this conflict ({id} {name} {label} {cid} {cname})."""
+        return t(
+            lang,
+            key,
+            id=self.task.state_id,
+            name=self.task.name,
+            label=slot_label(state, self.slot, lang),
+            cid=self.blocker.state_id,
+            cname=self.blocker.name,
+            **values,
+        )
+
 
 def relocate(
     state: ScheduleState, moves: dict[int, list[Slot]]

@@ -155,18 +155,7 @@ def min_context_switch(
 
     new, conflict = relocate(state, {task_id: [after[task_id]] for task_id in moved})
     if conflict is not None:
-        raise ToolFailure(
-            t(
-                lang,
-                "mcs_conflict",
-                prefix=prefix,
-                id=conflict.task.state_id,
-                name=conflict.task.name,
-                label=slot_label(new, conflict.slot, lang),
-                cid=conflict.blocker.state_id,
-                cname=conflict.blocker.name,
-            )
-        )
+        raise ToolFailure(conflict.text(new, "set_conflict", lang, prefix=prefix))
     check_order(new, moved, prefix, lang)
     lines = [head, t(lang, "mcs_changes")]
     days: list[int] = []

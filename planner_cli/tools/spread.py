@@ -271,18 +271,7 @@ def spread_even(state: ScheduleState, args: SpreadEvenArgs, ctx: ToolContext) ->
         return ToolResult(True, text, state, {"changed": [], "candidates": total})
     new, conflict = relocate(state, {task_id: [after[task_id]] for task_id in moved})
     if conflict is not None:  # pragma: no cover - the candidates are free by construction
-        raise ToolFailure(
-            t(
-                lang,
-                "spread_conflict",
-                prefix=prefix,
-                id=conflict.task.state_id,
-                name=conflict.task.name,
-                label=slot_label(new, conflict.slot, lang),
-                cid=conflict.blocker.state_id,
-                cname=conflict.blocker.name,
-            )
-        )
+        raise ToolFailure(conflict.text(new, "set_conflict", lang, prefix=prefix))
     check_order(new, moved, prefix, lang)
     lines = [head, t(lang, "spread_changes")]
     days: list[int] = []

@@ -332,18 +332,7 @@ def swap(state: ScheduleState, args: SwapArgs, ctx: ToolContext) -> ToolResult:
     new, conflict = relocate(state, {a.state_id: list(b.slots), b.state_id: list(a.slots)})
     check_order(new, ids, prefix, lang)
     if conflict is not None:
-        raise ToolFailure(
-            t(
-                lang,
-                "swap_conflict",
-                prefix=prefix,
-                id=conflict.task.state_id,
-                name=conflict.task.name,
-                label=slot_label(new, conflict.slot, lang),
-                cid=conflict.blocker.state_id,
-                cname=conflict.blocker.name,
-            )
-        )
+        raise ToolFailure(conflict.text(new, "swap_conflict", lang, prefix=prefix))
     lines = [t(lang, "swap_done")]
     for old in (a, b):
         moved = new.task(old.state_id)
@@ -410,17 +399,7 @@ def batch_move(state: ScheduleState, args: BatchMoveArgs, ctx: ToolContext) -> T
     if violation is not None:
         raise rollback(violation)
     if conflict is not None:
-        raise rollback(
-            t(
-                lang,
-                "batch_move_conflict",
-                id=conflict.task.state_id,
-                name=conflict.task.name,
-                label=slot_label(new, conflict.slot, lang),
-                cid=conflict.blocker.state_id,
-                cname=conflict.blocker.name,
-            )
-        )
+        raise rollback(conflict.text(new, "batch_move_conflict", lang))
     lines = [t(lang, "batch_move_done", n=len(ids))]
     days: list[int] = []
     for task_id in ids:

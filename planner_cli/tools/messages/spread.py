@@ -10,10 +10,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{prefix}候选坑位中找不到同时满足不冲突与同任务类顺序约束的方案。",
         "en": "{prefix}no assignment of the candidate slots avoids conflicts and keeps the class order.",
     },
-    "spread_conflict": {
-        "zh": "{prefix}[{id}]{name} 的目标位置{label}与 [{cid}]{cname} 冲突。",
-        "en": "{prefix}the target position of [{id}]{name}, {label}, conflicts with [{cid}]{cname}.",
-    },
     "spread_done": {
         "zh": "均匀化调整完成：共处理 {n} 个任务，候选坑位 {m} 个。",
         "en": "Even spreading done: {n} tasks processed, {m} candidate slots.",

@@ -131,7 +131,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{prefix}[{id}]{name} 当前包含 {k} 段时段，暂不支持该形态",
         "en": "{prefix}[{id}]{name} currently has {k} separate blocks; this shape is not supported",
     },
-    "mcs_conflict": {
+    "set_conflict": {
         "zh": "{prefix}[{id}]{name} 的目标位置{label}与 [{cid}]{cname} 冲突。",
         "en": "{prefix}the target position of [{id}]{name}, {label}, conflicts with [{cid}]{cname}.",
     },
