@@ -309,9 +309,17 @@ def get_task(state: ScheduleState, task_id: int, prefix: str, lang: Lang) -> Tas
 
 
 def conflict_text(
-    state: ScheduleState, blocker: Task, day: int, start: int, end: int, prefix: str, lang: Lang
+    state: ScheduleState,
+    blocker: Task,
+    day: int,
+    start: int,
+    end: int,
+    prefix: str,
+    lang: Lang,
+    mark_fixed: bool = False,
 ) -> str:
-    key = "conflict_locked" if blocker.locked else "conflict"
+    """ "<label>已被 [c]name 占用。"; place (only place, as in the seed) marks a fixed course."""
+    key = "conflict_locked" if mark_fixed and blocker.locked else "conflict"
     return t(
         lang,
         key,

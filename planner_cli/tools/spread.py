@@ -48,7 +48,7 @@ class SpreadEvenArgs(_CalendarArgs):
 
     task_ids: list[int] | None = Field(
         default=None,
-        description="state_ids of the suggested tasks to spread (duplicates ignored; at least 1).",
+        description="state_ids of the suggested tasks to spread (duplicates ignored; at least 2).",
     )
     task_id: int | None = Field(
         default=None, description="Legacy single id; added to task_ids. Prefer task_ids."
@@ -124,6 +124,8 @@ def _candidates(
             slot = task.slots[0]
             if slot.length != span or slot.key() in seen:
                 continue
+            if task.is_guest and not filters.allow_embed:
+                continue  # "pure slots only" also rules out staying inside a water course
             if slot.day in filters.days and range_allowed(filters, slot.slot_start, slot.slot_end):
                 seen.add(slot.key())
                 cands.append((slot, task.is_guest))

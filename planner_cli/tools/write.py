@@ -84,12 +84,23 @@ def check_order(state: ScheduleState, moved: list[int], prefix: str, lang: Lang)
         raise ToolFailure(prefix + violation)
 
 
-def conflict_report(state: ScheduleState, conflict: Conflict, prefix: str, lang: Lang) -> str:
-    """The seed's conflict text: message, the day's occupancy, its free hint (current state)."""
+def conflict_report(
+    state: ScheduleState, conflict: Conflict, prefix: str, lang: Lang, mark_fixed: bool = False
+) -> str:
+    """The seed's conflict text: message, the day's occupancy, its free hint (current state).
+
+    Only place marks a fixed course "（固定）" (seed-origin §2.8 vs §2.9)."""
     slot = conflict.slot
     lines = [
         conflict_text(
-            state, conflict.blocker, slot.day, slot.slot_start, slot.slot_end, prefix, lang
+            state,
+            conflict.blocker,
+            slot.day,
+            slot.slot_start,
+            slot.slot_end,
+            prefix,
+            lang,
+            mark_fixed,
         ),
         occupancy_line(state, slot.day, lang),
     ]
@@ -266,7 +277,7 @@ def place(state: ScheduleState, args: PlaceArgs, ctx: ToolContext) -> ToolResult
     new, conflict = relocate(state, {task.state_id: [target]})
     check_order(new, [task.state_id], prefix, lang)
     if conflict is not None:
-        raise ToolFailure(conflict_report(state, conflict, prefix, lang))
+        raise ToolFailure(conflict_report(state, conflict, prefix, lang, mark_fixed=True))
     placed = new.task(task.state_id)
     assert placed is not None
     placed.status = "suggested"
@@ -430,11 +441,11 @@ def unplace(state: ScheduleState, args: UnplaceArgs, ctx: ToolContext) -> ToolRe
         raise ToolFailure(
             t(lang, "unplace_already_pending", prefix=prefix, id=task.state_id, name=task.name)
         )
+    check_unlocked(task, prefix, lang)
     if not task.slots:
         raise ToolFailure(
             t(lang, "unplace_no_slots", prefix=prefix, id=task.state_id, name=task.name)
         )
-    check_unlocked(task, prefix, lang)
     guests = [g for g in (state.task(i) for i in task.embedded_by) if g is not None]
     ids = [task.state_id] + [g.state_id for g in guests]
     new, conflict = relocate(state, {i: [] for i in ids})

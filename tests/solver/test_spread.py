@@ -95,3 +95,22 @@ def test_spread_even_needs_two_tasks_like_min_context_switch() -> None:
     result = run_tool("spread_even", state, {"task_ids": [3]})
     assert not result.ok and result.state is state
     assert result.text == "均匀化调整失败：task_ids 至少需要 2 个有效任务 ID"
+
+
+def test_pure_slots_rule_out_staying_inside_a_water_course() -> None:
+    from planner_cli.tools.registry import run_tool
+    from tests.tools.conftest import course, item, make_state
+
+    state = make_state(
+        [
+            course(1, "思政", [(2, 3, 4)], can_embed=True),
+            item(2, "复习 A", 9, 0, slots=[(2, 3, 4)], embed_host=1),
+            item(3, "复习 B", 9, 0, slots=[(1, 1, 2)]),
+        ],
+        days=3,
+    )
+    kept = run_tool("spread_even", state, {"task_ids": [2, 3]})
+    assert kept.ok and kept.state.task(2).embed_host == 1  # embedding allowed: it may stay
+    pure = run_tool("spread_even", state, {"task_ids": [2, 3], "slot_type": "pure"})
+    assert pure.ok and pure.state.task(2).embed_host is None
+    assert pure.state.task(1).embedded_by == []

@@ -341,8 +341,9 @@ def test_move_validation_order_range_then_order_then_conflict(s0, calls):
 
 
 def test_move_conflicts_locked_and_unlocked(s0, calls):
+    # only place marks a fixed course "（固定）" (seed-origin §2.8 vs §2.9)
     text = calls.fails("move", s0, {"task_id": 6, "new_day": 1, "new_slot_start": 1})
-    assert text.startswith("移动失败：第1天(星期1)第1-2节已被 [1]高等数学（固定）占用。\n")
+    assert text.startswith("移动失败：第1天(星期1)第1-2节已被 [1]高等数学 占用。\n")
     text = calls.fails("move", s0, {"task_id": 6, "new_day": 1, "new_slot_start": 5})
     assert text == (
         "移动失败：第1天(星期1)第5-6节已被 [3]线代1 占用。\n"
@@ -869,4 +870,14 @@ def test_swap_en_texts(s0, calls):
     )
     assert calls.fails("swap", s0, {"task_a": 3, "task_b": 3}, lang="en") == (
         "Swap failed: a task cannot be swapped with itself."
+    )
+
+
+def test_unplace_checks_the_lock_before_anything_about_slots(builders, calls):
+    b = builders
+    state = b.make_state([b.course(1, "高等数学", [(1, 1, 2)])])
+    state.task(1).slots = []  # a locked course with no slot in the window
+    assert (
+        calls.fails("unplace", state, {"task_id": 1})
+        == "移除失败：[1]高等数学 是固定课程，不可操作"
     )
