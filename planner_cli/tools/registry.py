@@ -97,6 +97,10 @@ class ToolArgs(BaseModel):
                 out[name] = coerced
         return out
 
+    @classmethod
+    def precheck(cls, raw: dict[str, Any], prefix: str, lang: Lang) -> None:
+        """Raise ToolFailure for argument shapes the seed reports in its own words (optional)."""
+
 
 class StrictToolArgs(ToolArgs):
     model_config = ConfigDict(extra="forbid")
@@ -187,6 +191,7 @@ def parse_args(spec: ToolSpec, raw: dict[str, Any], lang: Lang) -> ToolArgs:
             key = "whitelist_day_from" if {"day_from", "day_to"} & set(unknown) else "whitelist"
             raise ToolFailure(prefix + t(lang, key, keys=t(lang, "list_sep").join(unknown)))
         raw = {k: v for k, v in raw.items() if not (isinstance(k, str) and not k.strip())}
+    spec.args.precheck(raw, prefix, lang)
     try:
         return spec.args.model_validate(raw)
     except ValidationError as exc:

@@ -26,6 +26,7 @@ Decisions where the spec leaves a choice (each pinned by tests/tools/test_write.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pydantic import Field
@@ -248,6 +249,30 @@ class BatchMoveArgs(ToolArgs):
     moves: list[BatchMoveItem] = Field(
         description="1 or 2 moves, each {task_id, new_day, new_slot_start}; task ids must differ."
     )
+
+    @classmethod
+    def precheck(cls, raw: dict[str, Any], prefix: str, lang: Lang) -> None:
+        """The seed's parse errors (seed-origin §2.11), in its order and words."""
+        moves = raw.get("moves")
+        if moves is None:
+            raise ToolFailure(t(lang, "batch_move_no_moves", prefix=prefix))
+        if not isinstance(moves, list):
+            raise ToolFailure(t(lang, "batch_move_not_array", prefix=prefix))
+        for i, move in enumerate(moves):
+            if not isinstance(move, dict):
+                raise ToolFailure(t(lang, "batch_move_bad_item", prefix=prefix, i=i))
+            for name in ("task_id", "new_day", "new_slot_start"):
+                value = move.get(name)
+                if isinstance(value, dict) and set(value) == {"ref"}:
+                    continue  # a plan reference, resolved before the call
+                if not (
+                    isinstance(value, int | float)
+                    and not isinstance(value, bool)
+                    and math.isfinite(value)
+                ):
+                    raise ToolFailure(
+                        t(lang, "batch_move_bad_field", prefix=prefix, i=i, name=name)
+                    )
 
 
 class UnplaceArgs(ToolArgs):

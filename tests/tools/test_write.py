@@ -676,13 +676,11 @@ def test_batch_move_single_move(s0, calls):
 
 
 def test_batch_move_argument_errors(s0, calls):
-    assert calls.fails("batch_move", s0, {}) == "批量移动失败：缺少必填参数 moves。"
+    assert calls.fails("batch_move", s0, {}) == "批量移动失败：缺少 moves 参数"
     assert calls.fails("batch_move", s0, {"moves": []}) == "批量移动失败：移动列表为空。"
-    assert calls.fails("batch_move", s0, {"moves": "3->5"}).startswith(
-        "批量移动失败：参数非法：moves"
-    )
-    assert calls.fails("batch_move", s0, {"moves": [{"task_id": 3}]}).startswith(
-        "批量移动失败：参数非法：moves.0.new_day"
+    assert calls.fails("batch_move", s0, {"moves": "3->5"}) == "批量移动失败：moves 参数必须是数组"
+    assert calls.fails("batch_move", s0, {"moves": [{"task_id": 3}]}) == (
+        "批量移动失败：moves[0].new_day 缺失或无效"
     )
 
 
@@ -881,3 +879,27 @@ def test_unplace_checks_the_lock_before_anything_about_slots(builders, calls):
         calls.fails("unplace", state, {"task_id": 1})
         == "移除失败：[1]高等数学 是固定课程，不可操作"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"moves": "x"}, "批量移动失败：moves 参数必须是数组"),
+        ({"moves": [1]}, "批量移动失败：moves[0] 不是有效对象"),
+        (
+            {"moves": [{"new_day": 1, "new_slot_start": 1}]},
+            "批量移动失败：moves[0].task_id 缺失或无效",
+        ),
+        (
+            {
+                "moves": [
+                    {"task_id": 6, "new_day": 5, "new_slot_start": 9},
+                    {"task_id": 5, "new_day": "2", "new_slot_start": 1},
+                ]
+            },
+            "批量移动失败：moves[1].new_day 缺失或无效",
+        ),
+    ],
+)
+def test_batch_move_parse_errors_use_the_seed_words(s0, calls, args, message):
+    assert calls.fails("batch_move", s0, args) == message

@@ -65,6 +65,22 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "  [{id}]{name}: {old} → {new}{suffix}",
     },
     # batch_move
+    "batch_move_no_moves": {
+        "zh": "{prefix}缺少 moves 参数",
+        "en": "{prefix}the moves argument is missing",
+    },
+    "batch_move_not_array": {
+        "zh": "{prefix}moves 参数必须是数组",
+        "en": "{prefix}moves must be an array",
+    },
+    "batch_move_bad_item": {
+        "zh": "{prefix}moves[{i}] 不是有效对象",
+        "en": "{prefix}moves[{i}] is not a valid object",
+    },
+    "batch_move_bad_field": {
+        "zh": "{prefix}moves[{i}].{name} 缺失或无效",
+        "en": "{prefix}moves[{i}].{name} is missing or invalid",
+    },
     "batch_move_empty": {
         "zh": "{prefix}移动列表为空。",
         "en": "{prefix}the move list is empty.",
