@@ -36,7 +36,9 @@ def _read_mapping(path: Path) -> dict[str, Any]:
     try:
         data = read_data(path)
     except InputError as exc:
-        raise ConfigError("; ".join(exc.lines())) from None
+        raise ConfigError(
+            "; ".join(p.render(exc.file)[len("error: ") :] for p in exc.problems)
+        ) from None
     if data is None:
         return {}
     if not isinstance(data, dict):

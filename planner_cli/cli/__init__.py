@@ -110,7 +110,11 @@ def main(argv: list[str] | None = None) -> None:
 
             modules.append(typer_click_exceptions)
         if isinstance(exc, tuple(m.UsageError for m in modules)):
-            exc.show()  # type: ignore[attr-defined]
+            # one `error:` line like every other error, then where to look
+            typer.echo(f"error: {exc.format_message()}", err=True)  # type: ignore[attr-defined]
+            context = getattr(exc, "ctx", None)
+            if context is not None:
+                typer.echo(f"try '{context.command_path} --help'", err=True)
             sys.exit(2)
         if isinstance(exc, tuple(m.ClickException for m in modules)):
             exc.show()  # type: ignore[attr-defined]
@@ -118,7 +122,8 @@ def main(argv: list[str] | None = None) -> None:
         if debug:
             raise
         typer.echo(
-            f"error: internal error: {type(exc).__name__}: {exc} (run with --debug for details)",
+            f"error: internal error: {type(exc).__name__}: {exc}"
+            " (run `planner --debug COMMAND …` for details)",
             err=True,
         )
         sys.exit(1)
