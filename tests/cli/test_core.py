@@ -198,3 +198,18 @@ def test_tool_on_a_preview_continues_it(planner, tmp_path):
         (4, "tool:place"),
         (6, "tool:move"),
     }
+
+
+def test_usage_errors_are_one_error_line_and_exit_2(planner):
+    result = planner("state")
+    assert result.code == 2
+    assert result.err.splitlines()[0].startswith("error: Missing argument")
+    assert "Traceback" not in result.err and "Usage:" not in result.err
+
+
+def test_settings_file_errors_have_one_prefix(planner, tmp_path):
+    result = planner(
+        "tool", FIXTURES / "states" / "s0.json", "get_overview", "--config", tmp_path / "none.yaml"
+    )
+    assert result.code == 1
+    assert result.err == f"error: {tmp_path / 'none.yaml'}: file not found\n"
