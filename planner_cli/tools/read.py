@@ -399,7 +399,43 @@ class _CalendarArgs(StrictToolArgs):
         return _text_or_none(value)
 
 
-class QueryAvailableSlotsArgs(_CalendarArgs):
+class _SlotFilterArgs(_CalendarArgs):
+    """Day filters plus the section and slot-type filters of a candidate position."""
+
+    allow_embed: bool | None = Field(
+        default=None,
+        description="Also use ranges inside free water-course occurrences (default true).",
+    )
+    slot_type: str | None = Field(
+        default=None, description="'pure', 'empty' or 'strict': strictly free ranges only."
+    )
+    slot_types: list[str] | str | None = Field(
+        default=None, description="Like slot_type, as a list."
+    )
+    exclude_sections: list[int] | int | None = Field(
+        default=None, description="Sections (1..12) a position must not touch."
+    )
+    after_section: int | None = Field(
+        default=None, description="A position starts strictly after this section."
+    )
+    before_section: int | None = Field(
+        default=None, description="A position ends strictly before this section."
+    )
+
+    @field_validator("slot_type", mode="before")
+    @classmethod
+    def _slot_type_text(cls, value: Any) -> Any:
+        return _text_or_none(value)
+
+    @field_validator("slot_types", mode="before")
+    @classmethod
+    def _slot_types_text(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [v for v in value if isinstance(v, str)]
+        return _text_or_none(value)
+
+
+class QueryAvailableSlotsArgs(_SlotFilterArgs):
     """Candidate positions (JSON) for a block of `span` consecutive sections: strictly free
     ranges first ("empty"), then, if allowed and still below `limit`, ranges fully inside a free
     occurrence of an embeddable water course ("embedded_candidate"). Filters narrow the days and
@@ -414,43 +450,12 @@ class QueryAvailableSlotsArgs(_CalendarArgs):
     limit: int | None = Field(
         default=None, description="Maximum number of candidates (default 12)."
     )
-    allow_embed: bool | None = Field(
-        default=None,
-        description="Also offer ranges inside free water-course occurrences (default true).",
-    )
-    slot_type: str | None = Field(
-        default=None, description="'pure', 'empty' or 'strict' returns strictly free ranges only."
-    )
-    slot_types: list[str] | str | None = Field(
-        default=None, description="Like slot_type, as a list."
-    )
-    exclude_sections: list[int] | int | None = Field(
-        default=None, description="Sections (1..12) a candidate must not touch."
-    )
-    after_section: int | None = Field(
-        default=None, description="Candidates start strictly after this section."
-    )
-    before_section: int | None = Field(
-        default=None, description="Candidates end strictly before this section."
-    )
     section_from: int | None = Field(
         default=None, description="Exact range start (1..12); needs section_to; overrides span."
     )
     section_to: int | None = Field(
         default=None, description="Exact range end (1..12, ≥ section_from); needs section_from."
     )
-
-    @field_validator("slot_type", mode="before")
-    @classmethod
-    def _slot_type_text(cls, value: Any) -> Any:
-        return _text_or_none(value)
-
-    @field_validator("slot_types", mode="before")
-    @classmethod
-    def _slot_types_text(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            return [v for v in value if isinstance(v, str)]
-        return _text_or_none(value)
 
 
 def _calendar_json(filters: SlotFilters) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from planner_cli.model.state import ScheduleState, Slot, Task
 from planner_cli.solver.problem import S, gidx
@@ -28,7 +28,7 @@ from planner_cli.tools.common import (
 )
 from planner_cli.tools.compound import collect_task_set
 from planner_cli.tools.messages import Lang, t
-from planner_cli.tools.read import _CalendarArgs, _text_or_none
+from planner_cli.tools.read import _SlotFilterArgs
 from planner_cli.tools.registry import tool
 from planner_cli.tools.slots import collect_slots, parse_slot_filters, range_allowed
 from planner_cli.tools.write import (
@@ -39,7 +39,7 @@ from planner_cli.tools.write import (
 )
 
 
-class SpreadEvenArgs(_CalendarArgs):
+class SpreadEvenArgs(_SlotFilterArgs):
     """Spread a set of suggested tasks evenly over days: each task keeps its block length and
     moves to one of the candidate slots chosen by the filters (or stays where it is), so that
     the busiest candidate day is as light as possible and days are as even as possible, moving
@@ -57,37 +57,6 @@ class SpreadEvenArgs(_CalendarArgs):
         default=None,
         description="Minimum number of candidate slots to gather per block length (the tool always gathers at least 6 per task).",
     )
-    allow_embed: bool | None = Field(
-        default=None,
-        description="Also use ranges inside free water-course occurrences (default true).",
-    )
-    slot_type: str | None = Field(
-        default=None, description="'pure', 'empty' or 'strict': strictly free ranges only."
-    )
-    slot_types: list[str] | str | None = Field(
-        default=None, description="Like slot_type, as a list."
-    )
-    exclude_sections: list[int] | int | None = Field(
-        default=None, description="Sections (1..12) a new position must not touch."
-    )
-    after_section: int | None = Field(
-        default=None, description="New positions start strictly after this section."
-    )
-    before_section: int | None = Field(
-        default=None, description="New positions end strictly before this section."
-    )
-
-    @field_validator("slot_type", mode="before")
-    @classmethod
-    def _slot_type_text(cls, value: Any) -> Any:
-        return _text_or_none(value)
-
-    @field_validator("slot_types", mode="before")
-    @classmethod
-    def _slot_types_text(cls, value: Any) -> Any:
-        if isinstance(value, list):
-            return [v for v in value if isinstance(v, str)]
-        return _text_or_none(value)
 
 
 def _occurrence(state: ScheduleState, slot: Slot) -> tuple[int, int] | None:
