@@ -1,7 +1,8 @@
 """Choosing the LLM backend of a run from `--llm` (openai[:PROFILE] | replay:FILE | none).
 
 `openai` without an API key (or base URL, or a local profile) is "no LLM configured" and yields
-no backend. `replay:FILE` builds the openai backend over the cassette's recorded answers with
+no backend when it is only the settings' default; named with `--llm openai` it is a
+configuration error (exit 1), since the user asked for an LLM run. `replay:FILE` builds the openai backend over the cassette's recorded answers with
 the endpoint settings the cassette was recorded with, so requests hash the same. With
 `record`, the openai backend's HTTP exchanges are kept for `save_recording`.
 """
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from planner_cli.errors import InputError, Problem, UsageError
+from planner_cli.errors import ConfigError, InputError, Problem, UsageError
 from planner_cli.llm.openai_backend import Endpoint, OpenAIBackend, resolve_endpoint
 from planner_cli.llm.replay import Cassette, Recorder, Replayer
 
@@ -39,6 +40,7 @@ def select_backend(
     *,
     record: str | None = None,
 ) -> Selected:
+    explicit = spec is not None
     spec = spec or str(llm_settings.get("backend") or "openai")
     secrets = [env["OPENAI_API_KEY"]] if env.get("OPENAI_API_KEY") else []
     if record and not (spec == "openai" or spec.startswith("openai:")):
@@ -51,6 +53,11 @@ def select_backend(
         profile = spec.split(":", 1)[1] if ":" in spec else None
         endpoint = resolve_endpoint(llm_settings, env, profile)
         if endpoint is None:
+            if explicit:  # asked for by name: a configuration error, not a silent no-LLM run
+                raise ConfigError(
+                    f"--llm {spec}: no endpoint configured; set OPENAI_API_KEY (and OPENAI_BASE_URL"
+                    " for other servers) or choose a profile of configs/llm.yaml, or use --llm none"
+                )
             return Selected(None, "none", secrets=secrets)
         secrets = sorted({*secrets, endpoint.api_key})
         recorder = None

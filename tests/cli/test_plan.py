@@ -363,3 +363,12 @@ def test_cassettes_replay_byte_identical(planner, tmp_path, env, monkeypatch, ca
     assert sha(preview["run"]) == expect["run_sha256"]
     assert sha(preview["state"]) == expect["state_sha256"]
     assert preview["generator"]["llm"]["backend"] == "replay"
+
+
+def test_llm_openai_named_without_an_endpoint_is_a_config_error(planner, tmp_path, monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "PLANNER_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    out = tmp_path / "p.json"
+    result = planner("plan", FIXTURES / "exports" / "week.json", "x", "-o", out, "--llm", "openai")
+    assert result.code == 1 and result.err.startswith("error: --llm openai: no endpoint configured")
+    assert not out.exists()
