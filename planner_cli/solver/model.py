@@ -102,6 +102,7 @@ class _Builder:
         self.aux: list[Any] = []
         # auxiliaries whose value follows from a block assignment (for complete hints)
         self.derived: list[tuple[Any, Any]] = []
+        self.phantoms: dict[int, list[tuple[int, Any]]] = {}  # zero-length order positions
         self.all_placed = all_placed
 
     def hard(self, order: bool = True) -> None:
@@ -167,33 +168,63 @@ class _Builder:
     def order(self) -> None:
         """Within a class, task k ends before task k+1 starts (unplaced tasks pass the order on).
 
-        Every chained task has a start variable s (a chosen block pins it: x ⇒ s = g) and an
-        end e = s + dur·placed - 1, so an unplaced task is an empty interval that still keeps
-        its neighbours in order; consecutive tasks need e_k < s_k+1. When every task is placed
-        the plain linear form Σ(g+dur)·x - 1 < Σ g·x is used instead (tighter, no channel).
+        The plain linear form Σ(g+dur)·x - 1 < Σ g·x over exactly-one blocks. A task that may
+        stay unplaced also gets "phantom" positions: zero-length blocks at every start (and
+        every end + 1) of its chain, which occupy nothing and only carry the order, so an
+        unplaced task is an empty interval anywhere between its neighbours and the order stays
+        linear (measured faster than start variables channelled from the blocks).
         """
-        horizon = self.p.days * S + 1
         for full_chain in self.p.chains:
             chain = [t for t in full_chain if self.x[t]]
-            ends: list[Any] = []
+            if len(chain) < 2:
+                continue
+            positions: list[int] = []
+            if not self.all_placed:
+                found = {pl.g for t in chain for pl in self.p.tasks[t].placements}
+                found |= {pl.g_end + 1 for t in chain for pl in self.p.tasks[t].placements}
+                positions = sorted(found)
             starts: list[Any] = []
+            ends: list[Any] = []
             for t in chain:
                 vt = self.p.tasks[t]
                 g = [pl.g for pl in vt.placements]
-                if self.all_placed:
-                    starts.append(self.lin.weighted_sum(self.x[t], g))
-                    ends.append(
-                        self.lin.weighted_sum(self.x[t], [gi + vt.duration for gi in g]) - 1
-                    )
-                    continue
-                start = self.m.new_int_var(1, horizon, f"s{t}")
-                self.aux.append(start)
-                for gi, xi in zip(g, self.x[t], strict=True):
-                    self.m.add(start == gi).only_enforce_if(xi)
+                start = self.lin.weighted_sum(self.x[t], g)
+                end = self.lin.weighted_sum(self.x[t], [gi + vt.duration for gi in g])
+                if positions:
+                    ghosts = [self.m.new_bool_var(f"ph{t}_{gi}") for gi in positions]
+                    self.phantoms[t] = list(zip(positions, ghosts, strict=True))
+                    self.aux.extend(ghosts)
+                    self.m.add_exactly_one(self.x[t] + ghosts)
+                    start += self.lin.weighted_sum(ghosts, positions)
+                    end += self.lin.weighted_sum(ghosts, positions)
                 starts.append(start)
-                ends.append(start + vt.duration * self.placed[t] - 1)
+                ends.append(end)
             for a, b in zip(range(len(chain)), range(1, len(chain)), strict=False):
-                self.m.add(ends[a] < starts[b])
+                self.m.add(ends[a] <= starts[b])
+
+    def phantom_hint(self, assignment: dict[int, int]) -> list[tuple[Any, bool]]:
+        """Phantom values consistent with `assignment`: an unplaced task sits at the start of
+        the next placed task of its chain (or just after the previous one)."""
+        out: list[tuple[Any, bool]] = []
+        for full_chain in self.p.chains:
+            chain = [t for t in full_chain if t in self.phantoms]
+            at: dict[int, int] = {}
+            later: int | None = None
+            for t in reversed(chain):
+                if t in assignment:
+                    later = self.p.tasks[t].placements[assignment[t]].g
+                elif later is not None:
+                    at[t] = later
+            earlier = None
+            for t in chain:
+                if t in assignment:
+                    earlier = self.p.tasks[t].placements[assignment[t]].g_end + 1
+                elif t not in at:
+                    at[t] = earlier if earlier is not None else self.phantoms[t][0][0]
+            for t in chain:
+                for g, var in self.phantoms[t]:
+                    out.append((var, at.get(t) == g))
+        return out
 
     # -- objective -------------------------------------------------------------------------
 
@@ -283,27 +314,40 @@ class _Builder:
 
     def _context_switches(self, weight: int) -> None:
         """Two touching study blocks of different classes cost `context_switch` (a break, even
-        of one section, between them costs nothing)."""
+        of one section, between them costs nothing).
+
+        A switch between cells c1 and c2 needs a block (or fixed study) ending at c1 and another
+        starting at c2: one block has one key. So only blocks ending at c1 and starting at c2
+        enter, and boundaries no two such blocks of different keys can meet (inside aligned
+        pairs, for instance) get no variable at all.
+        """
         key_of = self.p.study_key
+        ends: dict[int, list[tuple[Any, str]]] = {}
+        starts: dict[int, list[tuple[Any, str]]] = {}
+        for t, vt in enumerate(self.p.tasks):
+            for k, pl in enumerate(vt.placements if self.x[t] else ()):
+                cells = pl.cells
+                ends.setdefault(cells[-1], []).append((self.x[t][k], vt.key))
+                starts.setdefault(cells[0], []).append((self.x[t][k], vt.key))
         for day in range(1, self.p.days + 1):
             for s in range(1, S):
                 c1, c2 = cell_of(day, s), cell_of(day, s + 1)
-                keys1, keys2 = self._keys(c1), self._keys(c2)
-                if not keys1 or not keys2:
-                    continue
                 if c1 in key_of and c2 in key_of:
                     self.constant += weight * (key_of[c1] != key_of[c2])
                     continue
-                if len(keys1 | keys2) == 1 or weight == 0:
+                left = [(1, key_of[c1])] if c1 in key_of else ends.get(c1, [])
+                right = [(1, key_of[c2])] if c2 in key_of else starts.get(c2, [])
+                keys = {key for _, key in left} | {key for _, key in right}
+                if not left or not right or len(keys) == 1 or weight == 0:
                     continue
                 sw = self.m.new_bool_var(f"sw{day}_{s}")
                 self.aux.append(sw)
                 self.derived.append((sw, self._switch_value(c1, c2)))
-                f2, occ2 = self._occ(c2)
-                for key in sorted(keys1):
-                    a1 = self._occ_key(c1, key)
-                    a2 = self._occ_key(c2, key)
-                    self.m.add(sw >= a1 + f2 + sum(occ2) - a2 - 1)
+                for key in sorted({key for _, key in left}):
+                    mine = [var for var, k in left if k == key]
+                    other = [var for var, k in right if k != key]
+                    if other:
+                        self.m.add(sw >= sum(mine) + sum(other) - 1)
                 self.objective_terms.append((sw, weight))
 
     def _switch_value(self, c1: int, c2: int) -> Any:
@@ -316,17 +360,6 @@ class _Builder:
 
         return value
 
-    def _keys(self, c: int) -> set[str]:
-        if c in self.p.study_key:
-            return {self.p.study_key[c]}
-        return {self.p.tasks[t].key for t, _ in self.cover.get(c, ())}
-
-    def _occ_key(self, c: int, key: str) -> Any:
-        fixed = 1 if self.p.study_key.get(c) == key else 0
-        return fixed + sum(
-            self.x[t][k] for t, k in self.cover.get(c, ()) if self.p.tasks[t].key == key
-        )
-
     def _run_value(self, cells: list[int]) -> Any:
         study = self.p.study_key
         return lambda ch: int(all(c in study or c in ch.cells for c in cells))
@@ -337,14 +370,18 @@ class _Builder:
         return self.lin.weighted_sum(variables, coefs) + self.constant
 
     def tie_break_expr(self) -> Any:
+        """Lower state ids placed first (when the placed set may vary), then earlier blocks of
+        lower state ids first: Σ (n - t)·g over placed tasks + Σ (n - t)·horizon over the
+        others (g < horizon, so placing a task always lowers it)."""
         n = len(self.p.tasks)
+        horizon = self.p.days * S + 1
         variables: list[Any] = []
         coefs: list[int] = []
         for t, vt in enumerate(self.p.tasks):
             for k, pl in enumerate(vt.placements if self.x[t] else ()):
                 variables.append(self.x[t][k])
-                coefs.append((n - t) * pl.g)
-        return self.lin.weighted_sum(variables, coefs)
+                coefs.append((n - t) * (pl.g - horizon))
+        return self.lin.weighted_sum(variables, coefs) + horizon * n * (n + 1) // 2
 
 
 def _params(solver: Any, settings: Any, wall: float, dtime: float) -> None:
@@ -382,13 +419,17 @@ def solve_cpsat(
         build_s += time.perf_counter() - t0
         return b
 
-    def run(b: _Builder, name: str, share: float, cap: float | None = None) -> tuple[Any, Any]:
+    def run(
+        b: _Builder, name: str, share: float, cap: float | None = None, cost: bool = False
+    ) -> tuple[Any, Any]:
         solver = cp_model.CpSolver()
         dtime = budget["dtime"] * share if cap is None else min(budget["dtime"], cap)
         # only the deterministic budget is shared out: the wall clock is a global safety net,
         # so runs stay reproducible unless the whole time limit is exhausted
         wall = budget["wall"]
         _params(solver, settings, wall, dtime)
+        if cost:  # the soft terms relax poorly: every constraint in the LP, with cuts
+            solver.parameters.linearization_level = settings.cost_linearization_level
         if size > LARGE_MODEL:
             # presolve of a large model can eat the whole budget and hide even the hint
             solver.parameters.cp_model_presolve = False
@@ -418,10 +459,13 @@ def solve_cpsat(
         if solver is not None:  # a complete hint: the auxiliaries of the last solution too
             for var in b.aux:
                 b.m.add_hint(var, solver.value(var))
-        elif b.derived:
-            covered = _Chosen.of(problem, assignment)
-            for var, value in b.derived:
-                b.m.add_hint(var, value(covered))
+        else:
+            for var, value in b.phantom_hint(assignment):
+                b.m.add_hint(var, value)
+            if b.derived:
+                covered = _Chosen.of(problem, assignment)
+                for var, value in b.derived:
+                    b.m.add_hint(var, value(covered))
 
     ok = (cp_model.OPTIMAL, cp_model.FEASIBLE)
     size = sum(len(vt.placements) for vt in problem.tasks)
@@ -474,13 +518,17 @@ def solve_cpsat(
     phases.append({"phase": "placed", "placed": len(best), "of": n, "proven": placed_proven})
 
     # -- phase 2: the cheapest layout of that set -----------------------------------------
-    active = set(best)
-    b = build(active=active, all_placed=True)
+    if placed_proven and len(best) < n:
+        # any set of the proven size may be placed (phantoms carry the order of the others)
+        b = build()
+        b.m.add(b.placed_total() == len(best))
+    else:
+        b = build(active=set(best), all_placed=True)
     b.objective()
     objective = b.objective_expr()
     b.m.minimize(objective)
     set_hint(b, best)
-    solver, status = run(b, "min_cost", 0.85)
+    solver, status = run(b, "min_cost", 0.85, cost=True)
     phases.append({"phase": "min_cost", "status": STATUS_NAMES.get(status, str(status))})
     if status not in ok:
         return SolveOutcome(
@@ -498,9 +546,10 @@ def solve_cpsat(
     best = extract(b, solver)
     value = int(round(solver.objective_value))
     bound = int(round(solver.best_objective_bound))
-    # a set smaller than n was fixed: the optimum over other sets of that size is not covered
-    proven = status == cp_model.OPTIMAL and placed_proven and len(best) == n
-    if len(best) < n:
+    restricted = len(best) < n and not placed_proven
+    # a set smaller than the proven size was fixed: other sets of that size are not covered
+    proven = status == cp_model.OPTIMAL and placed_proven and not restricted
+    if restricted:
         phases[-1]["restricted_to_set"] = True
         bound -= settings.weights.unplaced * max(0, upper - len(best))
     bound = max(0, bound)  # every term is a non-negative count
@@ -512,7 +561,7 @@ def solve_cpsat(
         set_hint(b, best, solver)
         b.m.minimize(b.tie_break_expr())
         solver, status = run(
-            b, "tie_break", 1.0, cap=TIE_BREAK_SHARE * settings.max_deterministic_time
+            b, "tie_break", 1.0, cap=TIE_BREAK_SHARE * settings.max_deterministic_time, cost=True
         )
         phases.append({"phase": "tie_break", "status": STATUS_NAMES.get(status, str(status))})
         if status in ok:

@@ -44,6 +44,7 @@ class SolverSettings(_Model):
     num_workers: int = Field(default=1, ge=1, le=64)
     align_pairs: bool = True
     log_search_progress: bool = False
+    cost_linearization_level: int = Field(default=2, ge=0, le=2)
     caps: Caps = Field(default_factory=lambda: Caps())
     max_consecutive_study_sections: int = Field(default=4, ge=1, le=12)
     late_section_from: int = Field(default=9, ge=1, le=13)
