@@ -23,7 +23,7 @@ from planner_cli.solver.problem import Problem, S, cell_of
 from planner_cli.solver.score import term_values
 
 LARGE_MODEL = 20000  # candidate blocks above which presolve is switched off
-TIE_BREAK_SHARE = 0.25  # of max_deterministic_time, at most, for phase 3
+TIE_BREAK_SHARE = 0.1  # of max_deterministic_time, at most, for phase 3 (rarely proven: a polish)
 STATUS_NAMES = {0: "UNKNOWN", 1: "MODEL_INVALID", 2: "FEASIBLE", 3: "INFEASIBLE", 4: "OPTIMAL"}
 
 
@@ -561,7 +561,7 @@ def solve_cpsat(
         set_hint(b, best, solver)
         b.m.minimize(b.tie_break_expr())
         solver, status = run(
-            b, "tie_break", 1.0, cap=TIE_BREAK_SHARE * settings.max_deterministic_time, cost=True
+            b, "tie_break", 1.0, cap=TIE_BREAK_SHARE * settings.max_deterministic_time
         )
         phases.append({"phase": "tie_break", "status": STATUS_NAMES.get(status, str(status))})
         if status in ok:

@@ -264,8 +264,9 @@ def build_problem(
     now_day = (now_g - 1) // S + 1
     var_tasks: list[VarTask] = []
     by_id = {task.state_id: task for task in state.tasks}
+    siblings = _placed_siblings(state, var_set)
     for task_id in sorted(var_set):
-        found = state.task(task_id)
+        found = by_id.get(task_id)
         assert found is not None and found.is_pending, task_id
         var_tasks.append(
             _var_task(
@@ -278,7 +279,7 @@ def build_problem(
                 now_day,
                 cell_owners,
                 free_occ,
-                var_set,
+                siblings,
                 refs,
                 by_id,
                 only_days,
@@ -310,22 +311,24 @@ def build_problem(
     )
 
 
+def _placed_siblings(state: ScheduleState, var_set: set[int]) -> dict[int, list[Task]]:
+    """Placed, fixed tasks of every order chain, by class (what bounds a variable task)."""
+    out: dict[int, list[Task]] = {}
+    for other in state.tasks:
+        if other.state_id not in var_set and other.slots and other.in_order_chain:
+            out.setdefault(other.class_id, []).append(other)
+    return out
+
+
 def _order_bounds(
-    state: ScheduleState, task: Task, var_set: set[int]
+    task: Task, siblings: dict[int, list[Task]]
 ) -> tuple[int, int, Task | None, Task | None]:
     """(lo, hi): a block must start after lo and end before hi (placed fixed siblings)."""
     lo, hi = 0, 10**9
     lower = upper = None
     if not task.in_order_chain:
         return lo, hi, None, None
-    for other in state.tasks:
-        if (
-            other.state_id in var_set
-            or not other.slots
-            or not other.in_order_chain
-            or other.class_id != task.class_id
-        ):
-            continue
+    for other in siblings.get(task.class_id, ()):
         if other.task_order < task.task_order:
             end = max(gidx(s.day, s.slot_end) for s in other.slots)
             if end > lo:
@@ -347,7 +350,7 @@ def _var_task(
     now_day: int,
     cell_owners: dict[int, list[int]],
     free_occ: set[tuple[int, int]],
-    var_set: set[int],
+    siblings: dict[int, list[Task]],
     refs: dict[int, list[Slot]],
     by_id: dict[int, Task],
     only_days: tuple[int, int] | None,
@@ -363,7 +366,7 @@ def _var_task(
         for k in meta.excluded_slots:
             blocked.update((2 * k - 1, 2 * k))
     embed_ok = may_embed(state, task)
-    lo, hi, lower, upper = _order_bounds(state, task, var_set)
+    lo, hi, lower, upper = _order_bounds(task, siblings)
     step = 2 if settings.align_pairs else 1
     placements: list[Placement] = []
     n_allowed = n_free = 0
