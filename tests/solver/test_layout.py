@@ -141,3 +141,13 @@ def test_large_instances_are_solved_week_by_week(monkeypatch: pytest.MonkeyPatch
     assert result.metrics["objective"] <= info["greedy_objective"]
     assert 0 <= info["bound"] <= result.metrics["objective"]
     assert dumps(again.state.dump()) == dumps(result.state.dump())
+
+
+def test_gap_is_in_soft_cost_units_once_the_placed_count_is_proven() -> None:
+    from planner_cli.solver.layout import _gap
+
+    # 10 pending tasks (1 000 000) are settled: 75 soft cost against a bound of 65
+    assert _gap(1000075, 1000065, settled=1000000) == round(10 / 75, 6)
+    # unproven count: the pending part stays in the scale
+    assert _gap(1000075, 1000065) == round(10 / 1000075, 6)
+    assert _gap(None, 5) is None
