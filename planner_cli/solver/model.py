@@ -2,14 +2,18 @@
 
 Phase 1 finds the largest placeable set (skipped when the greedy hint places all): an upper
 bound from the relaxation without the order, then "place all" as a feasibility model, then
-"maximise placed" only when needed. Phase 2 fixes that set and minimises the weighted objective
-of spec/solver.md (the same terms as solver/score.py, constants included, so the two agree
-exactly); when a set smaller than all was fixed the status is FEASIBLE, never OPTIMAL. Phase 3,
-only after a proven phase 2, fixes the objective and minimises a lexicographic tie-break
-(earlier day and section first, lower state ids first) so the chosen optimum is unique.
+"maximise placed" only when needed. Phase 2 minimises the weighted objective of spec/solver.md
+(the same terms as solver/score.py, constants included, so the two agree exactly) over every
+set of that size when the size is proven (OPTIMAL is then the true optimum), or over the
+found set when it is not (status FEASIBLE, `restricted_to_set`). Phase 3, only after a proven
+phase 2 and on at most a tenth of the budget, fixes the objective and minimises a
+lexicographic tie-break (lower ids placed first, then earlier day and section first).
 Formulation choices (measured, docs/benchmarks.md): per-block booleans, because every soft term
 is a per-block constant or a per-cell sum; the class order as a plain linear precedence over
-exactly-one blocks (faster than big-M, channelled start variables or the order encoding).
+exactly-one blocks, with zero-length "phantom" positions for tasks that may stay unplaced
+(faster than big-M, channelled start variables or the order encoding); context switches only
+between blocks ending and starting at a boundary; the cost phases with CP-SAT's
+linearization level 2 (proofs several times faster on 14-day instances).
 Long windows with many candidate blocks go through solver/decompose.py (one week at a time).
 """
 
