@@ -43,6 +43,13 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
+def positive(value: float | None) -> float | None:
+    """Option callback: a number > 0 (a usage error, exit 2, otherwise)."""
+    if value is not None and not value > 0:
+        raise typer.BadParameter(f"expected a number > 0 (got {value:g})")
+    return value
+
+
 def parse_ids(text: str | None, option: str = "--task-class") -> list[int] | None:
     """`10,12` → [10, 12]; None stays None."""
     if text is None:

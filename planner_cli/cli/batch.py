@@ -10,7 +10,7 @@ import os
 
 import typer
 
-from planner_cli.cli import app, parse_ids
+from planner_cli.cli import app, parse_ids, positive
 from planner_cli.errors import ConfigError, UsageError
 
 
@@ -60,9 +60,9 @@ def batch(
         False, "--no-rough", help="With an instruction: no rough layout before planning."
     ),
     solver: str | None = typer.Option(None, "--solver", help="cpsat | greedy."),
-    seed: int | None = typer.Option(None, "--seed", help="Solver random seed."),
+    seed: int | None = typer.Option(None, "--seed", min=0, help="Solver random seed."),
     time_limit: float | None = typer.Option(
-        None, "--time-limit", help="Solver time limit per item, seconds."
+        None, "--time-limit", callback=positive, help="Solver time limit per item, seconds."
     ),
     task_class: str | None = typer.Option(
         None, "--task-class", help="Comma-separated task class ids (scope)."

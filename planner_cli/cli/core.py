@@ -109,6 +109,9 @@ def tool(
         None, "--window", help="START..END dates, when the export gives no window."
     ),
     config: str | None = typer.Option(None, "--config", help="A settings file (YAML)."),
+    timestamp: bool = typer.Option(
+        False, "--timestamp", help="Record the time of writing in the preview (not byte-stable)."
+    ),
 ) -> None:
     """Run one schedule tool and print its text; exit 3 when the tool refuses."""
     from planner_cli.io.loader import load_any
@@ -142,6 +145,6 @@ def tool(
             settings={"lang": ctx_lang, "tool": name, "args": args},
             default_by=f"tool:{name}",
         )
-        write_preview(output, preview)
+        write_preview(output, preview, timestamp)
     if not result.ok:
         raise typer.Exit(3)

@@ -10,7 +10,7 @@ import json
 
 import typer
 
-from planner_cli.cli import app, parse_ids, parse_window
+from planner_cli.cli import app, parse_ids, parse_window, positive
 from planner_cli.errors import UsageError
 
 
@@ -27,13 +27,20 @@ def layout(
         "cpsat", "--solver", help="cpsat (optimising) or greedy (the original cursor rule)."
     ),
     seed: int | None = typer.Option(
-        None, "--seed", help="CP-SAT random seed (default from settings, 0)."
+        None, "--seed", min=0, help="CP-SAT random seed (default from settings, 0)."
     ),
     time_limit: float | None = typer.Option(
-        None, "--time-limit", help="Wall-clock limit in seconds (default from settings, 10)."
+        None,
+        "--time-limit",
+        callback=positive,
+        help="Wall-clock limit in seconds (default from settings, 10).",
     ),
     workers: int | None = typer.Option(
-        None, "--workers", help="CP-SAT search workers (default 1: bit-identical results)."
+        None,
+        "--workers",
+        min=1,
+        max=64,
+        help="CP-SAT search workers (default 1: bit-identical results).",
     ),
     now: str | None = typer.Option(
         None,
@@ -53,6 +60,9 @@ def layout(
     ),
     timings: bool = typer.Option(
         False, "--timings", help="Also print wall-clock build and solve times."
+    ),
+    timestamp: bool = typer.Option(
+        False, "--timestamp", help="Record the time of writing in the preview (not byte-stable)."
     ),
 ) -> None:
     """Lay out pending study tasks (rough layout only) and write a preview."""
@@ -77,7 +87,7 @@ def layout(
         stability=stability,
         lang=lang,
     )
-    write_preview(output, preview)
+    write_preview(output, preview, timestamp)
     info = result.metrics["solver"]
     if as_json:
         typer.echo(

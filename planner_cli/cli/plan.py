@@ -43,10 +43,13 @@ def plan(
         None, "--max-rounds", help="Planning rounds (default 5; 20 in react mode)."
     ),
     max_llm_calls: int | None = typer.Option(
-        None, "--max-llm-calls", help="Stop cleanly after this many LLM calls."
+        None, "--max-llm-calls", min=1, help="Stop cleanly after this many LLM calls."
     ),
     max_tokens: int | None = typer.Option(
-        None, "--max-tokens", help="Stop cleanly once this many tokens (prompt + answer) are used."
+        None,
+        "--max-tokens",
+        min=1,
+        help="Stop cleanly once this many tokens (prompt + answer) are used.",
     ),
     events_file: str | None = typer.Option(
         None, "--events", help="Write the run's events here as JSON lines."
@@ -76,6 +79,9 @@ def plan(
     ),
     verbose: bool = typer.Option(
         False, "-v", "--verbose", help="Print the run's events on stderr."
+    ),
+    timestamp: bool = typer.Option(
+        False, "--timestamp", help="Record the time of writing in the preview (not byte-stable)."
     ),
 ) -> None:
     """Plan with an LLM (or a plan file) and write the result as a preview."""
@@ -116,7 +122,7 @@ def plan(
             resumed = resume(store, session, loaded)
             loaded, options.history = resumed.loaded, resumed.history
         out = plan_preview(loaded, options, settings, events=events)
-        write_preview(output, out.preview)
+        write_preview(output, out.preview, timestamp)
         events.emit("preview.done", path=output, outcome=out.result.outcome)
         if store is not None and resumed is not None and session is not None:
             save_turn(store, session, resumed, out.preview, out.result.outcome, lang)

@@ -76,18 +76,19 @@ class PlanSolveRun(EngineRun):
             spent = self.budget.exhausted()
             if spent:
                 self.note(spent)
-                return self.unusable()
+                return "partial"
             self.emit("plan.round", round=round_no)
 
             def rejected(error: Exception, round_no: int = round_no) -> None:
                 self.emit("plan.rejected", round=round_no, errors=rejection_lines(error, model))
 
+            granted = self.budget.retries(settings.max_retries)
             try:
                 completion = backend.complete(
                     messages,
                     model,
                     context={"state": self.state, "max_steps": settings.max_steps},
-                    max_retries=self.budget.retries(settings.max_retries),
+                    max_retries=granted,
                     emit=self.emit,
                     on_rejected=rejected,
                 )
@@ -95,7 +96,7 @@ class PlanSolveRun(EngineRun):
                 self.usage.add(getattr(exc, "usage", None) or Usage())
                 self.emit("llm.error", round=round_no, text=str(exc))
                 self.notes.append(_failure_note(round_no, exc))
-                return self.unusable()
+                return self.llm_failed(exc, granted, settings.max_retries)
             self.usage.add(completion.usage)
             plan = completion.value
             self.emit("plan.validated", round=round_no, steps=len(plan.steps), done=plan.done)

@@ -142,18 +142,19 @@ class ReactRun(EngineRun):
             spent = self.budget.exhausted()
             if spent:
                 self.note(spent)
-                return self.unusable()
+                return "partial"
             self.emit("react.round", round=round_no)
 
             def rejected(error: Exception, round_no: int = round_no) -> None:
                 self.emit("plan.rejected", round=round_no, errors=rejection_lines(error))
 
+            granted = self.budget.retries(INVALID_IN_A_ROW - 1)
             try:
                 completion = backend.complete(
                     messages,
                     model,
                     context={"state": self.state},
-                    max_retries=self.budget.retries(INVALID_IN_A_ROW - 1),
+                    max_retries=granted,
                     emit=self.emit,
                     on_rejected=rejected,
                 )
@@ -161,7 +162,7 @@ class ReactRun(EngineRun):
                 self.usage.add(getattr(exc, "usage", None) or Usage())
                 self.emit("llm.error", round=round_no, text=str(exc))
                 self.notes.append(f"round {round_no}: {exc}")
-                return self.unusable()
+                return self.llm_failed(exc, granted, INVALID_IN_A_ROW - 1)
             self.usage.add(completion.usage)
             decision = completion.value
             messages.append(

@@ -3,9 +3,10 @@
 Outcome rules (formats.md §3, where the spec leaves room): `completed` when the model declared
 the work done, no task in scope is pending and the last executed round (or the last ReAct tool
 call) did not fail; `fallback` when the LLM was unusable (unreachable, time-out, never a valid
-answer, or a budget spent) before any of its plans ran — the rough layout is all the preview
-holds; `partial` otherwise, including an LLM that fails after some rounds ran (their changes
-are kept). A plan file run is `completed` when every step succeeded and nothing is pending.
+answer) before any of its plans ran — the rough layout is all the preview holds; `partial`
+otherwise, including an LLM that fails after some rounds ran (their changes are kept) and a
+budget (`--max-llm-calls`, `--max-tokens`) that stops the run, even before any plan ran or by
+leaving an invalid answer no re-ask: the user's limit, not an unusable LLM. A plan file run is `completed` when every step succeeded and nothing is pending.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from planner_cli.engine.events import Events
 from planner_cli.engine.executor import Execution, StepRecord, ToolRunner, execute
-from planner_cli.llm.backend import Usage
+from planner_cli.llm.backend import LLMInvalid, Usage
 from planner_cli.model.plan import Plan
 from planner_cli.model.state import ScheduleState
 from planner_cli.tools.common import ToolContext, ToolResult
@@ -154,6 +155,12 @@ class Budget:
             return wanted
         return max(0, min(wanted, self.max_calls - self.usage.calls - 1))
 
+    def cut_short(self, exc: Exception, granted: int, wanted: int) -> str | None:
+        """The budget note when `exc` is an invalid answer whose re-asks the budget cut."""
+        if isinstance(exc, LLMInvalid) and granted < wanted:
+            return self.exhausted()
+        return None
+
 
 def pending_left(state: ScheduleState) -> int:
     return sum(1 for t in state.tasks if t.is_pending)
@@ -254,6 +261,15 @@ class EngineRun:
     def unusable(self) -> str:
         """The outcome when the LLM cannot go on: fallback if none of its plans ran."""
         return "partial" if self.executed else "fallback"
+
+    def llm_failed(self, exc: Exception, granted: int, wanted: int) -> str:
+        """The outcome after an LLM error: a budget that cut the re-asks stops the run cleanly
+        (`partial`, with the budget note); anything else is an unusable LLM."""
+        spent = self.budget.cut_short(exc, granted, wanted)
+        if spent:
+            self.note(spent)
+            return "partial"
+        return self.unusable()
 
     def finish(self, outcome: str) -> RunResult:
         from planner_cli.engine.summary import final_summary, template_summary

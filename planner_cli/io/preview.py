@@ -3,11 +3,13 @@
 `changes` compares the original and final state task by task (state_id): `place` (was not
 placed, now has slots), `move` (slots or embed host differ), `unplace` (had slots, now none).
 Unlike the original (seed-origin §7.9) "was placed" uses the status predicates. A preview has
-no wall-clock data unless a timestamp is passed, so identical runs give identical bytes.
+no wall-clock data unless the command was given --timestamp, so identical runs give identical
+bytes.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +85,6 @@ def build_preview(
     instruction: str | None = None,
     summary: str | None = None,
     generator: dict[str, Any] | None = None,
-    timestamp: str | None = None,
 ) -> dict[str, Any]:
     """The preview document. `metrics` defaults to the solver-free scorer's figures."""
     original = loaded.base
@@ -110,10 +111,13 @@ def build_preview(
         "metrics": metrics,
         "summary": summary,
     }
-    if timestamp is not None:
-        preview["timestamp"] = timestamp
     return preview
 
 
-def write_preview(path: str | Path, preview: dict[str, Any]) -> None:
+def write_preview(path: str | Path, preview: dict[str, Any], timestamp: bool = False) -> None:
+    """Write atomically; `timestamp` (the commands' --timestamp) adds the UTC time of writing,
+    the only wall-clock value a preview may hold."""
+    if timestamp:
+        now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+        preview = {**preview, "timestamp": now.isoformat().replace("+00:00", "Z")}
     atomic_write(path, dumps(preview))

@@ -195,7 +195,7 @@ class OpenAIBackend:
         *,
         transport: Any = None,
         name: str = "openai",
-        miss_hint: Callable[[], str | None] | None = None,
+        miss_hint: Callable[[], Exception | None] | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.name = name
@@ -294,9 +294,9 @@ class OpenAIBackend:
         cause: BaseException = exc.__cause__ or exc
         attempts = getattr(exc, "failed_attempts", None) or []
         answered = [a for a in attempts if _has_choices(getattr(a, "completion", None))]
-        hint = self.miss_hint() if self.miss_hint else None
-        if hint:
-            return LLMUnavailable(self._mask(hint), usage)
+        stale = self.miss_hint() if self.miss_hint else None
+        if stale is not None:  # a replay without the answer: an input error, not a fallback
+            return stale
         if answered and not isinstance(cause, openai.APIError):
             errors = [self._mask(str(a.exception)) for a in answered]
             return LLMInvalid(

@@ -4,7 +4,9 @@
 no backend when it is only the settings' default; named with `--llm openai` it is a
 configuration error (exit 1), since the user asked for an LLM run. `replay:FILE` builds the openai backend over the cassette's recorded answers with
 the endpoint settings the cassette was recorded with, so requests hash the same. With
-`record`, the openai backend's HTTP exchanges are kept for `save_recording`.
+`record`, the openai backend's HTTP exchanges are kept for `save_recording`. A request the
+cassette has no answer for is an input error naming the cassette (exit 1, nothing written):
+the cassette is stale, the LLM is not unusable, so it must not pass for a fallback.
 """
 
 from __future__ import annotations
@@ -90,14 +92,15 @@ def _replay(path: str, llm_settings: Mapping[str, Any], secrets: list[str]) -> S
     )
     replayer = Replayer(cassette)
 
-    def miss() -> str | None:
+    def miss() -> InputError | None:
+        """A request the cassette has no answer for: stale input, not an unusable LLM."""
         if not replayer.misses:
             return None
-        return (
-            f"cassette {path} has no recorded answer for request {replayer.misses[-1][:12]}: the "
-            "prompt, the input or the tools changed since it was recorded; record it again with "
-            "--llm openai --record"
+        text = (
+            f"no recorded answer for request {replayer.misses[-1][:12]}: the prompt, the input "
+            "or the tools changed since it was recorded; record it again with --llm openai --record"
         )
+        return InputError(path, [Problem("", text)])
 
     backend = OpenAIBackend(endpoint, transport=replayer, name="replay", miss_hint=miss)
     return Selected(backend, "replay", endpoint.model, endpoint, None, secrets)

@@ -150,6 +150,8 @@ def test_exit_code_is_the_worst_item(planner, inputs, tmp_path):
     [
         (("--llm", "gpt"), 2, "--llm: expected openai, replay:FILE or none"),
         (("--workers", "0"), 2, "--workers: expected a positive number"),
+        (("--time-limit", "0"), 2, "'--time-limit': expected a number > 0"),
+        (("--seed", "-1"), 2, "'--seed': Input should be greater than or equal to 0"),
         (("--solver", "magic"), 2, "--solver: expected cpsat or greedy"),
         (("--now", "tomorrow"), 2, "--now: expected WEEK:DAY[:SECTION] or a date"),
         (("--plan-file", "nope.json"), 1, "nope.json: file not found"),

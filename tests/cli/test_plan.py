@@ -226,17 +226,19 @@ def test_record_then_replay_is_byte_identical_and_offline(planner, tmp_path, env
     assert replayed["state"] == preview["state"]
 
 
-def test_replay_miss_falls_back_with_a_hint(planner, tmp_path, env):
+def test_replay_miss_is_an_input_error(planner, tmp_path, env):
+    """A cassette without the answer is stale input: one error line naming it, nothing written
+    (not a fallback that would pass for an unusable LLM)."""
     cassette = tmp_path / "run.cassette.json"
     with FakeOpenAI([answer(DONE)]) as server:
         env(server.url)
-        plan(planner, tmp_path, "--record", cassette)
-    result, preview, *_ = plan(
-        planner, tmp_path, "--llm", f"replay:{cassette}", instruction="别的指令"
-    )
-    assert result.code == 4
-    assert "has no recorded answer" in preview["run"]["notes"][0]
-    assert "record it again with --llm openai --record" in result.out
+        _, _, _, out, _ = plan(planner, tmp_path, "--record", cassette)
+    before = out.read_bytes()
+    result, *_ = plan(planner, tmp_path, "--llm", f"replay:{cassette}", instruction="别的指令")
+    assert result.code == 1 and out.read_bytes() == before
+    (line,) = result.err.strip().splitlines()
+    assert line.startswith(f"error: {cassette}: no recorded answer for request ")
+    assert line.endswith("record it again with --llm openai --record")
 
 
 def test_plan_file(planner, tmp_path, env):
@@ -266,6 +268,8 @@ def test_invalid_plan_file_writes_nothing(planner, tmp_path, env):
         (["--llm", "gemini"], "--llm: expected openai"),
         (["--lang", "fr"], "--lang: expected zh or en"),
         (["--max-rounds", "0"], "--max-rounds: must be at least 1"),
+        (["--max-llm-calls", "0"], "'--max-llm-calls': Input should be greater than or equal to 1"),
+        (["--max-tokens", "-5"], "'--max-tokens': Input should be greater than or equal to 1"),
     ],
 )
 def test_usage_errors(planner, tmp_path, env, args, message):
@@ -372,3 +376,10 @@ def test_llm_openai_named_without_an_endpoint_is_a_config_error(planner, tmp_pat
     result = planner("plan", FIXTURES / "exports" / "week.json", "x", "-o", out, "--llm", "openai")
     assert result.code == 1 and result.err.startswith("error: --llm openai: no endpoint configured")
     assert not out.exists()
+
+
+def test_plan_timestamp_on_request(planner, tmp_path):
+    result, preview, *_ = plan(planner, tmp_path, "--llm", "none", "--timestamp")
+    assert preview is not None and preview["timestamp"].endswith("Z"), result.err
+    result, preview, *_ = plan(planner, tmp_path, "--llm", "none")
+    assert "timestamp" not in preview

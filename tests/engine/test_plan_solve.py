@@ -208,9 +208,20 @@ def test_call_budget_stops_cleanly(s0):
 
 
 def test_call_budget_caps_reasks(s0):
+    """The budget left the invalid first answer no re-ask: the user's limit stopped the run
+    (partial, exit 3, with the budget note), not an unusable LLM (fallback, exit 4)."""
     llm = ScriptedLLM(LOCKED, MOVE_6)
     result, _ = go(s0, llm, max_llm_calls=1)
-    assert result.outcome == "fallback" and result.run["llm_calls"] == 1
+    assert result.outcome == "partial" and result.run["llm_calls"] == 1
+    assert result.run["notes"][-1] == "budget: --max-llm-calls 1 reached"
+    assert len(llm.answers) == 1  # the valid second answer was never asked for
+
+
+def test_invalid_answers_within_the_budget_are_still_a_fallback(s0):
+    llm = ScriptedLLM(LOCKED, LOCKED, LOCKED, MOVE_6)
+    result, _ = go(s0, llm, max_llm_calls=10)
+    assert result.outcome == "fallback"
+    assert not any(note.startswith("budget:") for note in result.run["notes"])
 
 
 def test_token_budget(s0):

@@ -125,3 +125,18 @@ def test_decision_rules(s0):
         model.model_validate({"thought": "x", "action": "tool", "tool": "fly"}, context=ctx)
     ok = model.model_validate(MOVE, context=ctx)
     assert ok.dump() == {k: MOVE[k] for k in ("thought", "action", "tool", "args")}
+
+
+def test_call_budget_stops_react_cleanly(s0):
+    # two calls allowed: one tool call, then an invalid answer the budget leaves no re-ask
+    result, _, llm = go(s0, MOVE, LOCKED, FINISH, max_llm_calls=2)
+    assert (result.outcome, result.exit_code) == ("partial", 3)
+    assert result.run["notes"][-1] == "budget: --max-llm-calls 2 reached"
+    assert [s.key() for s in result.state.task(6).slots] == [(5, 9, 10)]
+    assert len(llm.answers) == 1
+
+
+def test_call_budget_cutting_the_first_answer_is_partial_not_fallback(s0):
+    result, _, _ = go(s0, LOCKED, MOVE, FINISH, max_llm_calls=1)
+    assert (result.outcome, result.exit_code) == ("partial", 3)
+    assert result.run["notes"][-1] == "budget: --max-llm-calls 1 reached"

@@ -112,11 +112,17 @@ def test_recorded_timeout(tmp_path, s0):
     assert [i["error"] for i in Cassette.load(tmp_path / "t.json").interactions] == ["timeout"]
 
 
-def test_miss_is_unavailable_with_a_hint(tmp_path, s0):
+def test_miss_is_an_input_error_naming_the_cassette(tmp_path, s0):
     _, path = record(tmp_path, s0, [answer(VALID)])
     backend = select_backend(f"replay:{path}", LLM, {}).backend
-    with pytest.raises(LLMUnavailable, match=r"has no recorded answer for request [0-9a-f]{12}"):
+    with pytest.raises(InputError) as caught:
         ask(backend, s0, content="something else")
+    (line,) = caught.value.lines()
+    assert re.fullmatch(
+        rf"error: {re.escape(str(path))}: no recorded answer for request [0-9a-f]{{12}}: .*"
+        r"record it again with --llm openai --record",
+        line,
+    )
 
 
 def test_replayer_serves_answers_of_one_key_in_order():
