@@ -191,12 +191,14 @@ def _plan_preview(
     """`planner plan` through the engine's own entry point, silently (no events shown).
 
     The engine takes neither `now` nor a solver choice, so with --now or --solver the rough
-    layout runs here first and the engine continues from its result (the preview still diffs
-    against the input and labels those placements `rough_layout`).
+    layout runs here first and the engine continues from its result without laying out again
+    (tasks that stay pending after now must not be put in the past); the preview still diffs
+    against the input and labels those placements `rough_layout`.
     """
     from planner_cli.engine.api import PlanOptions, plan_preview
     from planner_cli.engine.events import Events
 
+    prelaid = None
     if options.rough and (options.now is not None or options.solver is not None):
         laid_out = _lay_out(loaded, scope, options, settings["solver"])
         loaded = dataclasses.replace(
@@ -205,6 +207,12 @@ def _plan_preview(
             original=loaded.base,
             prior_by={**loaded.prior_by, **dict.fromkeys(laid_out.changed, "rough_layout")},
         )
+        prelaid = {
+            "status": "success",
+            "result": f"{len(laid_out.placed)} placed, {len(laid_out.pending)} pending",
+            "changed": len(laid_out.changed),
+            "now": options.now,
+        }
     plan_options = PlanOptions(
         instruction=options.instruction,
         mode=options.mode,
@@ -213,6 +221,7 @@ def _plan_preview(
         record=options.record,
         lang=options.lang,
         rough=options.rough,
+        prelaid=prelaid,
     )
     out = plan_preview(loaded, plan_options, settings, events=Events())
     return out.preview, out.exit_code

@@ -66,6 +66,7 @@ class PlanOptions:
     max_llm_calls: int | None = None
     max_tokens: int | None = None
     history: list[dict[str, Any]] | None = None
+    prelaid: dict[str, Any] | None = None  # see RunSettings.prelaid
 
 
 @dataclass
@@ -116,6 +117,7 @@ def run_settings(options: PlanOptions, settings: Mapping[str, Any]) -> RunSettin
         react_observation_chars=int(llm.get("react_observation_chars", 2000)),
         overview_chars=int(llm.get("overview_chars", 16000)),
         solver=dict(settings.get("solver") or {}),
+        prelaid=options.prelaid,
     )
 
 

@@ -40,6 +40,9 @@ class RunSettings:
     react_observation_chars: int = 2000  # per ReAct tool result
     overview_chars: int = 16000
     solver: dict[str, Any] = field(default_factory=dict)
+    # the rough layout already ran outside the engine (batch with --now/--solver): its record;
+    # the engine then does not lay out again (it knows no `now` and would fill the past)
+    prelaid: dict[str, Any] | None = None
 
     def tool_context(self) -> ToolContext:
         return ToolContext(lang=self.lang, solver=self.solver)
@@ -205,7 +208,9 @@ class EngineRun:
         self.emit("run.note", text=text)
 
     def lay_out(self) -> None:
-        if self.settings.rough:
+        if self.settings.prelaid is not None:
+            self.rough = dict(self.settings.prelaid)
+        elif self.settings.rough:
             self.state, placed, self.rough = rough_layout(
                 self.state, self.tools, self.emit, self.notes
             )

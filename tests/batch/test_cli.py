@@ -133,6 +133,27 @@ def test_now_freezes_the_past_of_every_item(planner, inputs, tmp_path):
     assert settings["settings"]["now"] == "5:3"
 
 
+def test_now_with_a_plan_never_fills_the_past(planner, tmp_path):
+    """--now with a plan (or an instruction): the layout after now runs once, in the batch; the
+    engine must not lay out what stayed pending again, or it would land before now."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(EXPORTS / "week.json", folder / "week.json")
+    plan = tmp_path / "look.json"
+    step = {"id": "s1", "tool": "get_overview", "args": {}}
+    plan.write_text(
+        json.dumps({"kind": "schedule-plan", "version": 1, "goal": "look", "steps": [step]}),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    result = planner("batch", folder, "--out", out, "--plan-file", plan, "--now", "5:7:9")
+    assert result.code == 3, result.err  # little room after Sunday 9: tasks stay pending
+    preview = json.loads((out / "week.preview.json").read_text(encoding="utf-8"))
+    starts = [(s["day"], s["slot_start"]) for c in preview["changes"] for s in c["to"]]
+    assert starts and all(start >= (7, 9) for start in starts)
+    assert preview["run"]["rough_layout"]["now"] == "5:7:9"
+
+
 def test_exit_code_is_the_worst_item(planner, inputs, tmp_path):
     shutil.copy(EXPORTS / "tight.json", inputs / "tight.json")
     partial = planner("batch", inputs, "--out", tmp_path / "o1", *FAST)
