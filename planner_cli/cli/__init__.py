@@ -43,6 +43,11 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
+TIMESTAMP = typer.Option(
+    False, "--timestamp", help="Record the time of writing in the preview (not byte-stable)."
+)
+
+
 def positive(value: float | None) -> float | None:
     """Option callback: a number > 0 (a usage error, exit 2, otherwise)."""
     if value is not None and not value > 0:

@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from planner_cli.cli import app, parse_ids, parse_window
+from planner_cli.cli import TIMESTAMP, app, parse_ids, parse_window
 from planner_cli.errors import InputError, Problem, UsageError
 
 LANG_HELP = "Language of tool texts: zh (the seed's wording) or en."
@@ -109,9 +109,7 @@ def tool(
         None, "--window", help="START..END dates, when the export gives no window."
     ),
     config: str | None = typer.Option(None, "--config", help="A settings file (YAML)."),
-    timestamp: bool = typer.Option(
-        False, "--timestamp", help="Record the time of writing in the preview (not byte-stable)."
-    ),
+    timestamp: bool = TIMESTAMP,
 ) -> None:
     """Run one schedule tool and print its text; exit 3 when the tool refuses."""
     from planner_cli.io.loader import load_any

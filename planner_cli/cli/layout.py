@@ -10,7 +10,7 @@ import json
 
 import typer
 
-from planner_cli.cli import app, parse_ids, parse_window, positive
+from planner_cli.cli import TIMESTAMP, app, parse_ids, parse_window, positive
 from planner_cli.errors import UsageError
 
 
@@ -61,9 +61,7 @@ def layout(
     timings: bool = typer.Option(
         False, "--timings", help="Also print wall-clock build and solve times."
     ),
-    timestamp: bool = typer.Option(
-        False, "--timestamp", help="Record the time of writing in the preview (not byte-stable)."
-    ),
+    timestamp: bool = TIMESTAMP,
 ) -> None:
     """Lay out pending study tasks (rough layout only) and write a preview."""
     from planner_cli.engine.api import layout_preview

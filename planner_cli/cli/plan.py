@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from planner_cli.cli import app, parse_ids, parse_window
+from planner_cli.cli import TIMESTAMP, app, parse_ids, parse_window
 
 MODE_HELP = "plan-solve (the model writes whole plans) or react (one tool call per round)."
 LLM_HELP = (
@@ -80,9 +80,7 @@ def plan(
     verbose: bool = typer.Option(
         False, "-v", "--verbose", help="Print the run's events on stderr."
     ),
-    timestamp: bool = typer.Option(
-        False, "--timestamp", help="Record the time of writing in the preview (not byte-stable)."
-    ),
+    timestamp: bool = TIMESTAMP,
 ) -> None:
     """Plan with an LLM (or a plan file) and write the result as a preview."""
     from planner_cli.engine.api import PlanOptions, plan_preview

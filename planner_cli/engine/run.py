@@ -6,7 +6,8 @@ call) did not fail; `fallback` when the LLM was unusable (unreachable, time-out,
 answer) before any of its plans ran — the rough layout is all the preview holds; `partial`
 otherwise, including an LLM that fails after some rounds ran (their changes are kept) and a
 budget (`--max-llm-calls`, `--max-tokens`) that stops the run, even before any plan ran or by
-leaving an invalid answer no re-ask: the user's limit, not an unusable LLM. A plan file run is `completed` when every step succeeded and nothing is pending.
+leaving an invalid answer no re-ask: the user's limit, not an unusable LLM. A plan file run is
+`completed` when every step succeeded and nothing is pending.
 """
 
 from __future__ import annotations

@@ -521,7 +521,7 @@ def solve_cpsat(
     placed_proven = len(best) >= upper
     phases.append({"phase": "placed", "placed": len(best), "of": n, "proven": placed_proven})
 
-    # -- phase 2: the cheapest layout of that set -----------------------------------------
+    # -- phase 2: the cheapest layout of that size ----------------------------------------
     if placed_proven and len(best) < n:
         # any set of the proven size may be placed (phantoms carry the order of the others)
         b = build()
@@ -550,10 +550,8 @@ def solve_cpsat(
     best = extract(b, solver)
     value = int(round(solver.objective_value))
     bound = int(round(solver.best_objective_bound))
-    restricted = len(best) < n and not placed_proven
-    # a set smaller than the proven size was fixed: other sets of that size are not covered
-    proven = status == cp_model.OPTIMAL and placed_proven and not restricted
-    if restricted:
+    proven = status == cp_model.OPTIMAL and placed_proven
+    if not placed_proven:  # the found set was fixed: other sets, maybe larger, not covered
         phases[-1]["restricted_to_set"] = True
         bound -= settings.weights.unplaced * max(0, upper - len(best))
     bound = max(0, bound)  # every term is a non-negative count
