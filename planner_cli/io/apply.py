@@ -12,7 +12,11 @@ Decisions where the spec is silent: a compact row that is partly edited is split
 per section (its `id`, if any, stays with the first section); an unplaced course keeps its
 event (only its rows in the window go), an unplaced task event that has no rows left is deleted
 and its item becomes unscheduled; the output format follows OUT's suffix (.json, .yaml, .yml),
-else the export's; rewriting YAML drops its comments.
+else the export's. A YAML export written back as YAML keeps its comments, anchors, quoting and
+indentation: the same edits go to a ruamel.yaml round-trip tree of the original text, and that
+text is used when it verifies like the plain one (otherwise the plain dump is written).
+ruamel.yaml re-wraps multi-line flow mappings and drops a full-line comment that sits between
+two flow-style list items, even when nothing was edited; every other comment stays.
 """
 
 from __future__ import annotations
@@ -233,10 +237,15 @@ def apply_changes(
     final: ScheduleState,
     export_data: dict[str, Any],
     export_name: str = "<export>",
+    target: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
-    """The export document with the changes of original → final written in; and the changes."""
+    """The export document with the changes of original → final written in; and the changes.
+
+    `export_data` is validated; the edits go to a copy of it, or to `target` (the same document
+    in another representation: the comment-keeping YAML tree), which is edited in place.
+    """
     parse_export(export_data, export_name)
-    doc = _Doc(copy.deepcopy(export_data), export_name)
+    doc = _Doc(copy.deepcopy(export_data) if target is None else target, export_name)
     changes = compute_changes(original, final)
     work = []
     for change in changes:
@@ -417,6 +426,37 @@ def dump_export(data: dict[str, Any], as_yaml: bool) -> str:
     )
 
 
+def _keeping_comments(
+    old_text: str,
+    original: ScheduleState,
+    final: ScheduleState,
+    raw: dict[str, Any],
+    old_export: Export,
+    name: str,
+) -> str | None:
+    """The edited YAML text with the original's comments and layout, or None when the round
+    trip cannot be trusted (it must load back exactly like the plain dump)."""
+    import io
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.util import load_yaml_guess_indent
+
+    try:
+        _, indent, offset = load_yaml_guess_indent(old_text)
+        rt = YAML(typ="rt")
+        rt.indent(mapping=(indent - offset) if offset else indent, sequence=indent, offset=offset)
+        rt.width = 4096
+        tree = rt.load(old_text)
+        apply_changes(original, final, raw, name, target=tree)
+        out = io.StringIO()
+        rt.dump(tree, out)
+        text = out.getvalue()
+        verify(final, old_export, text, True, name)
+    except Exception:  # the plain dump (already verified) is written instead
+        return None
+    return text
+
+
 def _is_yaml(path: str | Path) -> bool:
     return Path(path).suffix.lower() in (".yaml", ".yml")
 
@@ -479,6 +519,8 @@ def apply_file(
     )
     text = dump_export(data, as_yaml)
     verify(final, old_export, text, as_yaml, str(target))
+    if as_yaml and _is_yaml(export_path) and changes:
+        text = _keeping_comments(old_text, original, final, raw, old_export, export_name) or text
     result = ApplyResult(data, text, changes, log)
     if output is None and not changes:
         return result

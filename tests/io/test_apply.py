@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 from pathlib import Path
 from typing import Any
@@ -491,3 +492,50 @@ def test_layout_apply_load_reproduces_every_position(tmp_path, name, scope):
     again = rough_layout(reloaded, scope, solver="greedy")
     assert again.changed == []
     assert placements(again.state, new_export, days) == placements(reloaded, new_export, days)
+
+
+# -- YAML written back keeps the user's comments -----------------------------------------------
+
+
+def _comments_applied(tmp_path):
+    export = tmp_path / "comments.yaml"
+    shutil.copy(FIXTURES / "comments.yaml", export)
+    preview = make_preview(export, tmp_path / "p.json", ("rough_layout", {"solver": "greedy"}))
+    old = export.read_text(encoding="utf-8")
+    apply_file(tmp_path / "p.json", export)
+    return old, export.read_text(encoding="utf-8"), preview, export
+
+
+def test_yaml_apply_keeps_comments_anchors_and_plain_scalars(tmp_path):
+    import re
+
+    old, new, preview, export = _comments_applied(tmp_path)
+    assert preview["changes"], "the layout must place something for this test to mean anything"
+    # every comment survives but one: a full-line comment between two flow-style list items,
+    # which ruamel.yaml drops even on an unedited round trip (documented in io/apply.py)
+    comments = re.findall(r"#.*", old)
+    lost = [c for c in comments if c not in new]
+    assert lost == ["# 杂事"]
+    # lines that changed: only task items (placed ones grew; a two-line flow item re-wrapped)
+    new_lines = set(new.splitlines())
+    gone = [line for line in old.splitlines() if line not in new_lines]
+    tail = old[old.index("task_items:") :]
+    assert all(line in tail for line in gone)
+    placed = {c["source_id"] for c in preview["changes"] if c["source"] == "task_item"}
+    assert {int(i) for i in re.findall(r"\{id: (\d+),", "\n".join(gone))} <= placed | {7001}
+    assert "  - &course" in new_lines and "  - <<: *course" in new_lines  # anchors and merges
+    assert "  start_date: 2026-09-07   # 第1周周一（故意不加引号）" in new_lines
+    assert any(line.startswith("    location: 7:30 ") for line in new_lines)
+    assert_round_trip(preview, read_data(export), FIXTURES / "comments.yaml")
+
+
+def test_yaml_round_trip_failure_falls_back_to_the_plain_dump(tmp_path, monkeypatch):
+    from ruamel.yaml import YAML
+
+    def broken(self, stream):  # type: ignore[no-untyped-def]
+        raise RuntimeError("round trip unavailable")
+
+    monkeypatch.setattr(YAML, "load", broken)
+    old, new, preview, export = _comments_applied(tmp_path)
+    assert "#" not in new  # the plain dump: correct, without the comments
+    assert_round_trip(preview, read_data(export), FIXTURES / "comments.yaml")
