@@ -6,6 +6,8 @@ that changes nothing returns the input state (the queue is created only when som
 queue_apply_head_move runs write.move_task on the current task, and on failure returns ok=False
 with a state whose only change is the queue bookkeeping (attempts + 1, last_error = move text);
 without a current task apply answers with "result" and skip with "reason" (the seed's keys).
+apply checks "no current task" before its arguments, as the seed does; a missing argument is
+then answered under "result" and is not counted as an attempt.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pydantic import Field
 from planner_cli.model.state import RuntimeQueue, ScheduleState, Task
 from planner_cli.tools.common import ToolContext, ToolFailure, ToolResult, slot_json
 from planner_cli.tools.messages import t
-from planner_cli.tools.registry import ToolArgs, tool
+from planner_cli.tools.registry import ToolArgs, get_spec, parse_args, tool
 from planner_cli.tools.write import move_task
 
 NEXT_IDS_SHOWN = 5
@@ -137,19 +139,54 @@ def queue_pop_head(state: ScheduleState, args: QueuePopHeadArgs, ctx: ToolContex
     return _json(True, new, payload)
 
 
-@tool("queue_apply_head_move", QueueApplyHeadMoveArgs, kind="queue", json_output=True)
+def _apply_no_current(state: ScheduleState, ctx: ToolContext) -> ToolResult:
+    payload = {
+        "tool": "queue_apply_head_move",
+        "success": False,
+        **_counts(state.runtime_queue),
+        "result": t(ctx.lang, "queue_no_current_apply"),
+    }
+    return _json(False, state, payload)
+
+
+def _apply_before_args(
+    state: ScheduleState, raw: dict[str, Any], ctx: ToolContext
+) -> ToolResult | None:
+    """The seed's order: "no current task" before the arguments; a missing or invalid argument
+    is then answered like a failed move (under `result`), with nothing counted as an attempt."""
+    queue = state.runtime_queue
+    if queue is None or not queue.current_task_id:
+        return _apply_no_current(state, ctx)
+    spec = get_spec("queue_apply_head_move")
+    assert spec is not None
+    try:
+        parse_args(spec, raw, ctx.lang)
+    except ToolFailure as exc:
+        payload = {
+            "tool": "queue_apply_head_move",
+            "success": False,
+            "task_id": queue.current_task_id,
+            "current_attempt": queue.current_attempts,
+            **_counts(queue),
+            "result": exc.text,
+        }
+        return _json(False, state, payload)
+    return None
+
+
+@tool(
+    "queue_apply_head_move",
+    QueueApplyHeadMoveArgs,
+    kind="queue",
+    json_output=True,
+    before_args=_apply_before_args,
+)
 def queue_apply_head_move(
     state: ScheduleState, args: QueueApplyHeadMoveArgs, ctx: ToolContext
 ) -> ToolResult:
     queue = state.runtime_queue
     if queue is None or not queue.current_task_id:
-        payload = {
-            "tool": "queue_apply_head_move",
-            "success": False,
-            **_counts(queue),
-            "result": t(ctx.lang, "queue_no_current_apply"),
-        }
-        return _json(False, state, payload)
+        return _apply_no_current(state, ctx)
     task_id = queue.current_task_id
     try:
         moved = move_task(state, task_id, args.new_day, args.new_slot_start, ctx.lang)

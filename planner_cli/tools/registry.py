@@ -114,6 +114,10 @@ class ToolSpec:
     kind: ToolKind
     json_output: bool = False
     prefix_key: str | None = None  # message key of the failure prefix, e.g. "place_prefix"
+    # a check the seed makes before validating the arguments (it answers instead, or None)
+    before_args: (
+        Callable[[ScheduleState, dict[str, Any], ToolContext], ToolResult | None] | None
+    ) = None
 
     @property
     def strict(self) -> bool:
@@ -138,11 +142,13 @@ def tool(
     kind: ToolKind,
     json_output: bool = False,
     prefix_key: str | None = None,
+    before_args: Callable[[ScheduleState, dict[str, Any], ToolContext], ToolResult | None]
+    | None = None,
 ) -> Callable[[Callable[..., ToolResult]], Callable[..., ToolResult]]:
     """Register a handler `(state, args, ctx) -> ToolResult` under `name`."""
 
     def register(handler: Callable[..., ToolResult]) -> Callable[..., ToolResult]:
-        _REGISTRY[name] = ToolSpec(name, args, handler, kind, json_output, prefix_key)
+        _REGISTRY[name] = ToolSpec(name, args, handler, kind, json_output, prefix_key, before_args)
         return handler
 
     return register
@@ -219,6 +225,10 @@ def run_tool(
     if spec is None:
         names = ", ".join(registry())
         return ToolResult(False, t(ctx.lang, "unknown_tool", name=name, names=names), state)
+    if spec.before_args is not None and not isinstance(args, ToolArgs):
+        early = spec.before_args(state, dict(args or {}), ctx)
+        if early is not None:
+            return early
     try:
         parsed = (
             args if isinstance(args, ToolArgs) else parse_args(spec, dict(args or {}), ctx.lang)

@@ -141,16 +141,6 @@ def test_apply_uses_move_rules_on_the_current_task(s0, calls):
     )
 
 
-def test_apply_missing_argument_changes_nothing(s0, calls):
-    state = calls.ok("queue_pop_head", queued(s0, [6])).state
-    text = calls.fails("queue_apply_head_move", state, {"new_day": 5})
-    assert json.loads(text) == {
-        "tool": "queue_apply_head_move",
-        "success": False,
-        "error": "缺少必填参数 new_slot_start。",
-    }
-
-
 def test_apply_without_queue(s0, calls):
     text = calls.fails("queue_apply_head_move", s0, {"new_day": 5, "new_slot_start": 1})
     assert json.loads(text) == {
@@ -249,3 +239,30 @@ def test_queue_json_survives_quotes_in_messages(builders, calls):
     result = calls.call("queue_apply_head_move", state, {"new_day": 9, "new_slot_start": 1})
     assert json.loads(result.text)["task_id"] == 1
     assert json.loads(calls.ok("queue_status", result.state).text)["current"]["name"] == 'say "hi"'
+
+
+def test_apply_checks_the_current_task_before_its_arguments(s0, calls):
+    """seed-origin §2.13: "no current task" comes first, even when arguments are missing."""
+    text = calls.fails("queue_apply_head_move", queued(s0, [6]), {})
+    out = json.loads(text)
+    assert out["result"] == "队列中没有正在处理的任务。请先调用 queue_pop_head。"
+    assert "error" not in out
+
+
+def test_apply_missing_argument_is_a_result_and_no_attempt(s0, calls):
+    state = calls.ok("queue_pop_head", queued(s0, [6])).state
+    for args, name in (({"new_slot_start": 9}, "new_day"), ({"new_day": 5}, "new_slot_start")):
+        result = calls.call("queue_apply_head_move", state, args)
+        assert not result.ok
+        assert as_json(result) == {
+            "tool": "queue_apply_head_move",
+            "success": False,
+            "task_id": 6,
+            "current_attempt": 0,
+            "pending_count": 0,
+            "completed_count": 0,
+            "skipped_count": 0,
+            "result": f"缺少必填参数 {name}。",
+        }
+        assert result.state.runtime_queue.current_attempts == 0
+        assert calls.schedule_part(result.state) == calls.schedule_part(s0)
