@@ -222,6 +222,7 @@ def _plan_preview(
         lang=options.lang,
         rough=options.rough,
         prelaid=prelaid,
+        now=options.now,
     )
     out = plan_preview(loaded, plan_options, settings, events=Events())
     return out.preview, out.exit_code

@@ -67,6 +67,7 @@ class PlanOptions:
     max_tokens: int | None = None
     history: list[dict[str, Any]] | None = None
     prelaid: dict[str, Any] | None = None  # see RunSettings.prelaid
+    now: str | None = None  # batch --now (WEEK:DAY[:SECTION] or a date): the past is frozen
 
 
 @dataclass
@@ -144,6 +145,10 @@ def plan_preview(
 
     env = os.environ if env is None else env
     run = run_settings(options, settings)
+    if options.now is not None:
+        from planner_cli.solver.layout import parse_now
+
+        run.now_g = parse_now(options.now, loaded.state).g
     if options.plan_file and options.llm not in (None, "none"):
         raise UsageError("--plan-file runs without an LLM; leave out --llm")
     if options.plan_file and options.record:
@@ -184,16 +189,19 @@ def plan_preview(
             },
         )
     backend_label = "plan-file" if options.plan_file else selected.label
+    run_options: dict[str, Any] = {
+        "mode": run.mode,
+        "max_rounds": run.max_rounds,
+        "lang": run.lang,
+        "rough": run.rough,
+        "llm": backend_label,
+    }
+    if options.now is not None:
+        run_options["now"] = options.now
     preview = build_preview(
         loaded,
         result.state,
-        settings={
-            "mode": run.mode,
-            "max_rounds": run.max_rounds,
-            "lang": run.lang,
-            "rough": run.rough,
-            "llm": backend_label,
-        },
+        settings=run_options,
         by=result.by,
         default_by="rough_layout",
         run=result.run,

@@ -5,6 +5,10 @@ slots or host of a locked course or an existing task is refused after the fact, 
 ReAct calls and side effects (unplacing a host unplaces its guest) are all covered, and the run
 goes on from the unchanged state. Decision (planning.md: "existing tasks are facts"): this also
 refuses `unplace`/`swap` of existing, unlocked tasks, which `planner tool` allows a user.
+
+With a `now` (batch --now), the past is a fact too: a call that would move, place or unplace a
+task to or from a position starting before now is refused the same way, so an unattended
+instruction run never rewrites what already happened nor schedules work in the past.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from planner_cli.engine.executor import ToolRunner
-from planner_cli.model.state import ScheduleState, Task
+from planner_cli.model.state import SECTIONS_PER_DAY, ScheduleState, Task
 from planner_cli.tools.common import ToolContext, ToolResult
 
 _TEXT = {
@@ -20,6 +24,13 @@ _TEXT = {
     "en": (
         "refused: {tool} would change {what}, which are facts of the timetable that a plan"
         " never changes; the state is unchanged."
+    ),
+}
+_PAST = {
+    "zh": "操作被拒绝：{tool} 会把{what}安排到当前时刻之前或改动已过去的安排；过去的课表不能修改。状态未改变。",
+    "en": (
+        "refused: {tool} would put {what} before now or change what already happened;"
+        " the past never changes. The state is unchanged."
     ),
 }
 _KIND = {
@@ -50,6 +61,26 @@ def changed_facts(before: ScheduleState, after: ScheduleState) -> list[Task]:
     return changed
 
 
+def _first_g(task: Task) -> int | None:
+    if not task.slots:
+        return None
+    return min((s.day - 1) * SECTIONS_PER_DAY + s.slot_start for s in task.slots)
+
+
+def changed_past(before: ScheduleState, after: ScheduleState, now_g: int) -> list[Task]:
+    """Tasks whose position changed to or from one that starts before `now_g`."""
+    changed = []
+    for task in after.tasks:
+        old = before.task(task.state_id)
+        old_key = [s.key() for s in old.slots] if old is not None else []
+        if old_key == [s.key() for s in task.slots]:
+            continue
+        starts = [_first_g(task), _first_g(old) if old is not None else None]
+        if any(g is not None and g < now_g for g in starts):
+            changed.append(task)
+    return changed
+
+
 def refusal(tool: str, facts: list[Task], lang: str) -> str:
     lang = lang if lang in _TEXT else "zh"
     names = "、".join(f"[{t.state_id}]{t.name}({_KIND[_kind(t)][lang]})" for t in facts)
@@ -62,8 +93,9 @@ def _kind(task: Task) -> str:
     return "course" if task.event_type == "course" else "existing"
 
 
-def protect_facts(runner: ToolRunner) -> ToolRunner:
-    """`runner` with every call that would change a fact turned into a refusal."""
+def protect_facts(runner: ToolRunner, now_g: int | None = None) -> ToolRunner:
+    """`runner` with every call that would change a fact (or, with `now_g`, the past) turned
+    into a refusal."""
 
     def guarded(
         name: str, state: ScheduleState, args: dict[str, Any], ctx: ToolContext
@@ -72,10 +104,16 @@ def protect_facts(runner: ToolRunner) -> ToolRunner:
         if not result.ok or result.state is state:
             return result
         facts = changed_facts(state, result.state)
-        if not facts:
-            return result
-        text = refusal(name, facts, ctx.lang)
-        return ToolResult(False, text, state, {"error": text, "refused": "facts"})
+        if facts:
+            text = refusal(name, facts, ctx.lang)
+            return ToolResult(False, text, state, {"error": text, "refused": "facts"})
+        past = changed_past(state, result.state, now_g) if now_g is not None else []
+        if past:
+            lang = ctx.lang if ctx.lang in _PAST else "zh"
+            what = "、".join(f"[{t.state_id}]{t.name}" for t in past)
+            text = _PAST[lang].format(tool=name, what=what)
+            return ToolResult(False, text, state, {"error": text, "refused": "past"})
+        return result
 
     guarded.protects_facts = True  # type: ignore[attr-defined]
     return guarded

@@ -44,6 +44,7 @@ class RunSettings:
     # the rough layout already ran outside the engine (batch with --now/--solver): its record;
     # the engine then does not lay out again (it knows no `now` and would fill the past)
     prelaid: dict[str, Any] | None = None
+    now_g: int | None = None  # batch --now: no step may touch what starts before it
 
     def tool_context(self) -> ToolContext:
         return ToolContext(lang=self.lang, solver=self.solver)
@@ -70,13 +71,15 @@ class Tools:
         ctx: ToolContext,
         specs: Mapping[str, Any] | None = None,
         runner: ToolRunner | None = None,
+        now_g: int | None = None,
     ) -> None:
         from planner_cli.engine.guard import protect_facts
         from planner_cli.tools.registry import registry, run_tool
 
         self.ctx = ctx
         self.specs = dict(specs) if specs is not None else registry()
-        self.runner: ToolRunner = protect_facts(runner or run_tool)  # facts never change
+        # facts never change; with a `now`, neither does the past
+        self.runner: ToolRunner = protect_facts(runner or run_tool, now_g)
 
     def run(
         self, name: str, state: ScheduleState, args: dict[str, Any] | None = None
@@ -190,7 +193,7 @@ class EngineRun:
         self.settings = settings
         self.events = events
         self.emit = events.emit
-        self.tools = tools or Tools(settings.tool_context())
+        self.tools = tools or Tools(settings.tool_context(), now_g=settings.now_g)
         self.history = list(history or [])
         self.notes: list[str] = []
         self.usage = Usage()

@@ -154,6 +154,28 @@ def test_now_with_a_plan_never_fills_the_past(planner, tmp_path):
     assert preview["run"]["rough_layout"]["now"] == "5:7:9"
 
 
+def test_now_with_a_plan_refuses_steps_into_the_past(planner, tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(EXPORTS / "week.json", folder / "week.json")
+    plan = tmp_path / "back.json"
+    move = {"task_id": 10, "new_day": 3, "new_slot_start": 11}  # laid out on day 6 first
+    step = {"id": "s1", "tool": "move", "args": move}
+    plan.write_text(
+        json.dumps({"kind": "schedule-plan", "version": 1, "goal": "x", "steps": [step]}),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    result = planner("batch", folder, "--out", out, "--plan-file", plan, "--now", "5:6:1")
+    assert result.code == 3, result.err
+    preview = json.loads((out / "week.preview.json").read_text(encoding="utf-8"))
+    (done,) = preview["run"]["rounds"][0]["steps"]
+    assert done["status"] == "failed" and "操作被拒绝：move" in done["result"]
+    assert preview["settings"]["now"] == "5:6:1"
+    starts = [(s["day"], s["slot_start"]) for c in preview["changes"] for s in c["to"]]
+    assert starts and min(starts) >= (6, 1)
+
+
 def test_exit_code_is_the_worst_item(planner, inputs, tmp_path):
     shutil.copy(EXPORTS / "tight.json", inputs / "tight.json")
     partial = planner("batch", inputs, "--out", tmp_path / "o1", *FAST)

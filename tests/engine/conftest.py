@@ -65,7 +65,7 @@ def make_tools(
             return extra[name][1](state, args, ctx)  # type: ignore[index]
         return run_tool(name, state, args, ctx)
 
-    return Tools(settings.tool_context(), specs=specs, runner=runner)
+    return Tools(settings.tool_context(), specs=specs, runner=runner, now_g=settings.now_g)
 
 
 @pytest.fixture

@@ -327,3 +327,29 @@ def test_long_overview_is_cut_at_a_line_boundary(s0):
     assert len(shown) <= 300 + 80
     assert shown.endswith("more lines cut; use list_tasks or query_range for them)")
     assert shown.splitlines()[0] == "规划窗口共7天，每天12个时段，总计84个时段。"
+
+
+def test_with_now_the_past_is_a_fact(s0):
+    """batch --now: no step may touch a task positioned before now, nor put one there."""
+    d5 = (5 - 1) * 12 + 1  # [6] sits on day 4: already in the past
+    result, _ = go(s0, ScriptedLLM(MOVE_6, DONE), now_g=d5)
+    assert slots(result.state, 6) == [(4, 1, 2)]
+    (step,) = [s for s in result.run["rounds"][0]["steps"] if s["tool"] == "move"]
+    assert step["status"] == "failed" and step["result"].startswith("操作被拒绝：move 会把[6]英语1")
+
+    d4 = (4 - 1) * 12 + 1  # now at the start of day 4: [6] may move forward
+    result, _ = go(s0, ScriptedLLM(MOVE_6, DONE), now_g=d4)
+    assert slots(result.state, 6) == [(5, 9, 10)]
+
+    into_past = {
+        "goal": "x",
+        "steps": [
+            {"id": "s1", "tool": "move", "args": {"task_id": 6, "new_day": 1, "new_slot_start": 9}}
+        ],
+    }
+    result, _ = go(s0, ScriptedLLM(into_past, DONE), now_g=(2 - 1) * 12 + 1)
+    assert slots(result.state, 6) == [(4, 1, 2)]
+    assert result.run["rounds"][0]["steps"][0]["status"] == "failed"
+    # without now the same move is allowed
+    result, _ = go(s0, ScriptedLLM(into_past, DONE))
+    assert slots(result.state, 6) == [(1, 9, 10)]
