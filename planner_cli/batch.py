@@ -10,7 +10,6 @@ code by 0 < 3 < 4 < 1.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as dt
 import glob
 import hashlib
@@ -24,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any
 
 from planner_cli import __version__
 from planner_cli.errors import InputError, LockError, PlannerError, Problem, UsageError
@@ -32,7 +31,6 @@ from planner_cli.io.files import atomic_write, dumps
 
 if TYPE_CHECKING:
     from planner_cli.io.loader import Loaded
-    from planner_cli.solver.layout import LayoutResult
 
 JOURNAL_NAME = "journal.jsonl"
 LOCK_NAME = ".planner-batch.lock"
@@ -152,22 +150,6 @@ def _solver_section(options: ItemOptions, settings: dict[str, Any]) -> dict[str,
     return section
 
 
-def _lay_out(
-    loaded: Loaded, scope: list[int] | None, options: ItemOptions, solver_section: dict[str, Any]
-) -> LayoutResult:
-    from planner_cli.solver.layout import rough_layout
-
-    solver: Literal["cpsat", "greedy"] = "greedy" if options.solver == "greedy" else "cpsat"
-    return rough_layout(
-        loaded.state,
-        scope,
-        solver=solver,
-        settings=solver_section,
-        now=options.now,
-        lang="en" if options.lang == "en" else "zh",
-    )
-
-
 def _layout_preview(
     loaded: Loaded, scope: list[int] | None, options: ItemOptions, solver_section: dict[str, Any]
 ) -> tuple[dict[str, Any], int]:
@@ -188,31 +170,21 @@ def _layout_preview(
 def _plan_preview(
     loaded: Loaded, scope: list[int] | None, options: ItemOptions, settings: dict[str, Any]
 ) -> tuple[dict[str, Any], int]:
-    """`planner plan` through the engine's own entry point, silently (no events shown).
-
-    The engine takes neither `now` nor a solver choice, so with --now or --solver the rough
-    layout runs here first and the engine continues from its result without laying out again
-    (tasks that stay pending after now must not be put in the past); the preview still diffs
-    against the input and labels those placements `rough_layout`.
-    """
-    from planner_cli.engine.api import PlanOptions, plan_preview
+    """`planner plan` through the engine's own entry point, silently (no events shown); with
+    --now or --solver the rough layout runs first, outside the engine (api.lay_out_first)."""
+    from planner_cli.engine.api import PlanOptions, lay_out_first, plan_preview
     from planner_cli.engine.events import Events
 
     prelaid = None
     if options.rough and (options.now is not None or options.solver is not None):
-        laid_out = _lay_out(loaded, scope, options, settings["solver"])
-        loaded = dataclasses.replace(
+        loaded, prelaid = lay_out_first(
             loaded,
-            state=laid_out.state,
-            original=loaded.base,
-            prior_by={**loaded.prior_by, **dict.fromkeys(laid_out.changed, "rough_layout")},
+            now=options.now,
+            solver=options.solver,
+            solver_section=settings["solver"],
+            scope=scope,
+            lang=options.lang,
         )
-        prelaid = {
-            "status": "success",
-            "result": f"{len(laid_out.placed)} placed, {len(laid_out.pending)} pending",
-            "changed": len(laid_out.changed),
-            "now": options.now,
-        }
     plan_options = PlanOptions(
         instruction=options.instruction,
         mode=options.mode,

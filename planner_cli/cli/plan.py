@@ -57,6 +57,11 @@ def plan(
     no_rough: bool = typer.Option(
         False, "--no-rough", help="Do not run the rough layout before planning."
     ),
+    now: str | None = typer.Option(
+        None,
+        "--now",
+        help="WEEK:DAY[:SECTION] or a date: lapsed suggestions are re-laid out after it, and no plan step may touch the past.",
+    ),
     lang: str = typer.Option(
         "zh", "--lang", help="Language of tool texts and summaries: zh or en."
     ),
@@ -83,7 +88,7 @@ def plan(
     timestamp: bool = TIMESTAMP,
 ) -> None:
     """Plan with an LLM (or a plan file) and write the result as a preview."""
-    from planner_cli.engine.api import PlanOptions, plan_preview
+    from planner_cli.engine.api import PlanOptions, lay_out_first, plan_preview
     from planner_cli.engine.events import Events, redact
     from planner_cli.io.loader import load_any
     from planner_cli.io.preview import write_preview
@@ -100,9 +105,11 @@ def plan(
         lang=lang,
         max_llm_calls=max_llm_calls,
         max_tokens=max_tokens,
+        now=now,
     )
     settings = load_settings(config)
-    loaded = load_any(file, parse_ids(task_class), parse_window(window))
+    scope = parse_ids(task_class)
+    loaded = load_any(file, scope, parse_window(window))
     with contextlib.ExitStack() as stack:
         jsonl = None
         if events_file:
@@ -119,6 +126,15 @@ def plan(
             store = stack.enter_context(open_store(store_url))
             resumed = resume(store, session, loaded)
             loaded, options.history = resumed.loaded, resumed.history
+        if now is not None and options.rough:
+            loaded, options.prelaid = lay_out_first(
+                loaded,
+                now=now,
+                solver=None,
+                solver_section=settings["solver"],
+                scope=scope,
+                lang=lang,
+            )
         out = plan_preview(loaded, options, settings, events=events)
         write_preview(output, out.preview, timestamp)
         events.emit("preview.done", path=output, outcome=out.result.outcome)

@@ -32,13 +32,16 @@ def run_engine(
     plan_name: str = "plan",
     history: list[dict[str, Any]] | None = None,
     tools: Tools | None = None,
+    original: ScheduleState | None = None,
 ) -> RunResult:
-    """Run once. Raises InputError for an invalid plan file; LLM failures become outcomes."""
+    """Run once. Raises InputError for an invalid plan file; LLM failures become outcomes.
+    `original`: the state before a layout made outside the engine (for the summary)."""
     kwargs: dict[str, Any] = {
         "settings": settings,
         "events": events,
         "tools": tools,
         "history": history,
+        "original": original,
     }
     if plan_data is not None:
         return PlanSolveRun(state, instruction, **kwargs).run_plan_file(plan_data, plan_name)
@@ -122,6 +125,48 @@ def run_settings(options: PlanOptions, settings: Mapping[str, Any]) -> RunSettin
     )
 
 
+def lay_out_first(
+    loaded: Any,
+    *,
+    now: str | None,
+    solver: str | None,
+    solver_section: Mapping[str, Any],
+    scope: list[int] | None = None,
+    lang: str = "zh",
+) -> tuple[Any, dict[str, Any]]:
+    """The rough layout before a plan when the engine's own cannot do it: it knows neither a
+    `now` nor a solver choice. The engine then continues from this result without laying out
+    again (what finds no room after now stays pending instead of landing in the past); the
+    preview still diffs against the input and labels these placements `rough_layout`.
+    Returns the loaded input with the laid-out state, and the record for `PlanOptions.prelaid`.
+    """
+    import dataclasses
+
+    from planner_cli.solver.layout import rough_layout
+
+    result = rough_layout(
+        loaded.state,
+        scope,
+        solver="greedy" if solver == "greedy" else "cpsat",
+        settings=dict(solver_section),
+        now=now,
+        lang="en" if lang == "en" else "zh",
+    )
+    loaded = dataclasses.replace(
+        loaded,
+        state=result.state,
+        original=loaded.base,
+        prior_by={**loaded.prior_by, **dict.fromkeys(result.changed, "rough_layout")},
+    )
+    record = {
+        "status": "success",
+        "result": f"{len(result.placed)} placed, {len(result.pending)} pending",
+        "changed": len(result.changed),
+        "now": now,
+    }
+    return loaded, record
+
+
 def plan_preview(
     loaded: Any,
     options: PlanOptions,
@@ -172,6 +217,7 @@ def plan_preview(
             plan_name=options.plan_file or "plan",
             history=options.history,
             tools=tools,
+            original=loaded.base if options.prelaid is not None else None,
         )
     finally:
         if selected.backend is not None:

@@ -186,8 +186,10 @@ class EngineRun:
         events: Events,
         tools: Tools | None = None,
         history: list[dict[str, Any]] | None = None,
+        original: ScheduleState | None = None,
     ) -> None:
-        self.original = state
+        # what the summary compares with: the input, before a layout made outside the engine
+        self.original = original if original is not None else state
         self.state = state
         self.instruction = instruction
         self.settings = settings

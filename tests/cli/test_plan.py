@@ -383,3 +383,19 @@ def test_plan_timestamp_on_request(planner, tmp_path):
     assert preview is not None and preview["timestamp"].endswith("Z"), result.err
     result, preview, *_ = plan(planner, tmp_path, "--llm", "none")
     assert "timestamp" not in preview
+
+
+def test_plan_now_freezes_the_past(planner, tmp_path):
+    """--now: a plan step that touches a task placed before now is refused; the rest runs."""
+    move_6 = {"id": "s1", "tool": "move", "args": {"task_id": 6, "new_day": 5, "new_slot_start": 9}}
+    plan_path = tmp_path / "move.json"
+    plan_path.write_text(json.dumps({"goal": "x", "steps": [move_6]}), encoding="utf-8")
+    result, preview, *_ = plan(planner, tmp_path, "--plan-file", plan_path, "--now", "12:5")
+    assert result.code == 3, result.err
+    (step,) = preview["run"]["rounds"][0]["steps"]
+    assert step["status"] == "failed" and step["result"].startswith("操作被拒绝：move")
+    assert preview["settings"]["now"] == "12:5" and preview["changes"] == []
+    # the same plan without --now moves the task
+    result, preview, *_ = plan(planner, tmp_path, "--plan-file", plan_path)
+    assert [c["state_id"] for c in preview["changes"]] == [6]
+    assert planner("plan", S0, "x", "-o", tmp_path / "z.json", "--now", "soon").code == 2
