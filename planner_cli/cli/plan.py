@@ -60,7 +60,10 @@ def plan(
     now: str | None = typer.Option(
         None,
         "--now",
-        help="WEEK:DAY[:SECTION] or a date: lapsed suggestions are re-laid out after it, and no plan step may touch the past.",
+        help=(
+            "WEEK:DAY[:SECTION] or a date: lapsed suggestions are re-laid out after it,"
+            " and no plan step may touch the past."
+        ),
     ),
     lang: str = typer.Option(
         "zh", "--lang", help="Language of tool texts and summaries: zh or en."

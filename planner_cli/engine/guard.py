@@ -6,7 +6,7 @@ ReAct calls and side effects (unplacing a host unplaces its guest) are all cover
 goes on from the unchanged state. Decision (planning.md: "existing tasks are facts"): this also
 refuses `unplace`/`swap` of existing, unlocked tasks, which `planner tool` allows a user.
 
-With a `now` (batch --now), the past is a fact too: a call that would move, place or unplace a
+With a `now` (`batch`/`plan --now`), the past is a fact too: a call that would move, place or unplace a
 task to or from a position starting before now is refused the same way, so an unattended
 instruction run never rewrites what already happened nor schedules work in the past.
 """
@@ -110,7 +110,7 @@ def protect_facts(runner: ToolRunner, now_g: int | None = None) -> ToolRunner:
         past = changed_past(state, result.state, now_g) if now_g is not None else []
         if past:
             lang = ctx.lang if ctx.lang in _PAST else "zh"
-            what = "、".join(f"[{t.state_id}]{t.name}" for t in past)
+            what = ("、" if lang == "zh" else ", ").join(f"[{t.state_id}]{t.name}" for t in past)
             text = _PAST[lang].format(tool=name, what=what)
             return ToolResult(False, text, state, {"error": text, "refused": "past"})
         return result
