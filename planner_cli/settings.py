@@ -2,7 +2,8 @@
 
 Command-line options override the result (each command applies its own). Environment variables
 address nested keys with double underscores: `PLANNER_SOLVER__TIME_LIMIT_S=5` sets
-`solver.time_limit_s`; values are parsed as YAML scalars. `PLANNER_MODEL` is a shorthand for
+`solver.time_limit_s`; values are parsed as YAML scalars; an unknown section
+(`PLANNER_SOLVR__…`) is a configuration error, like an unknown section in a settings file. `PLANNER_MODEL` is a shorthand for
 `llm.model`. The planner home directory (sessions, caches) is `PLANNER_HOME`, else
 `~/.planner`.
 """
@@ -55,8 +56,12 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
             out = _merge(out, {"llm": {"model": raw}})
             continue
         parts = name[len("PLANNER_") :].lower().split("__")
-        if len(parts) < 2 or parts[0] not in SECTIONS:
+        if len(parts) < 2:
             continue
+        if parts[0] not in SECTIONS:  # a typo would otherwise be silently ignored
+            raise ConfigError(
+                f"{name}: unknown settings section {parts[0]!r} (known: {', '.join(SECTIONS)})"
+            )
         try:
             value = parse_text(raw, name, as_yaml=True)
         except InputError:

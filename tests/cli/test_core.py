@@ -213,3 +213,16 @@ def test_settings_file_errors_have_one_prefix(planner, tmp_path):
     )
     assert result.code == 1
     assert result.err == f"error: {tmp_path / 'none.yaml'}: file not found\n"
+
+
+def test_an_unknown_settings_section_in_the_environment_is_an_error(planner, monkeypatch):
+    monkeypatch.setenv("PLANNER_SOLVR__TIME_LIMIT_S", "5")
+    result = planner("tool", FIXTURES / "states" / "s0.json", "get_overview")
+    assert result.code == 1
+    assert result.err == (
+        "error: PLANNER_SOLVR__TIME_LIMIT_S: unknown settings section 'solvr'"
+        " (known: sections, solver, llm, eval, batch)\n"
+    )
+    monkeypatch.delenv("PLANNER_SOLVR__TIME_LIMIT_S")
+    monkeypatch.setenv("PLANNER_SOLVER__TIME_LIMIT_S", "5")  # a known section still works
+    assert planner("tool", FIXTURES / "states" / "s0.json", "get_overview").code == 0
