@@ -26,6 +26,7 @@ import pytest
 
 from tests.hardening.conftest import run_cli, write_doc
 from tests.helpers_export import export
+from tests.store.conftest import redis_url  # noqa: F401  (a real redis-server, or a skip)
 
 HOOK = r"""
 import os, runpy, sys, time
@@ -283,10 +284,10 @@ def test_torn_journal_line_is_ignored_on_rerun(batch_case, tmp_path):
 SAVER = r"""
 import os, sys
 from planner_cli.io.loader import load_any
+from planner_cli.store import open_store
 from planner_cli.store.base import Snapshot, Turn, Conversation
-from planner_cli.store.sqlite import SQLiteStore
 state = load_any(sys.argv[2]).state
-store = SQLiteStore(sys.argv[1])
+store = open_store(sys.argv[1])
 n = 0
 while True:
     n += 1
@@ -299,13 +300,25 @@ while True:
 """
 
 
+@pytest.fixture(params=["sqlite", "redis"])
+def store_url(request, home):  # type: ignore[no-untyped-def]
+    """A session store URL of each backend: a SQLite file, or a fresh database of a real
+    redis-server (skipped, with the reason, when redis-server is not installed)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{home / 'sessions.sqlite3'}"
+    import redis
+
+    url = request.getfixturevalue("redis_url")
+    redis.Redis.from_url(url).flushdb()
+    return url
+
+
 @pytest.mark.parametrize("seed", range(3))
-def test_session_store_killed_mid_save_still_opens_and_loads(home, tmp_path, seed):
+def test_session_store_killed_mid_save_still_opens_and_loads(home, tmp_path, seed, store_url):
     src = write_doc(tmp_path / "e.json", export(), "json")
-    db = home / "sessions.sqlite3"
     mark = tmp_path / "saving.mark"
     proc = subprocess.Popen(
-        [sys.executable, "-c", SAVER, str(db), str(src), str(mark)],
+        [sys.executable, "-c", SAVER, store_url, str(src), str(mark)],
         env=child_env(home),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -326,11 +339,12 @@ def test_session_store_killed_mid_save_still_opens_and_loads(home, tmp_path, see
         if proc.stderr:
             proc.stderr.close()
 
-    from planner_cli.store.sqlite import SQLiteStore
+    from planner_cli.store import open_store
 
-    with sqlite3.connect(db) as conn:
-        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    with SQLiteStore(db) as store:
+    if store_url.startswith("sqlite:"):
+        with sqlite3.connect(store_url[len("sqlite:///") :]) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    with open_store(store_url) as store:
         infos = store.list()
         assert {i.session_id for i in infos} <= {"s0", "s1", "s2"} and infos
         for info in infos:
@@ -338,7 +352,7 @@ def test_session_store_killed_mid_save_still_opens_and_loads(home, tmp_path, see
             assert snapshot is not None and snapshot.state is not None
             assert snapshot.runtime["n"] % 3 == int(info.session_id[1:])
         store.save("after-crash", snapshot)  # the store is writable again
-    listed = run_cli("session", "list", "--store", f"sqlite:///{db}")
+    listed = run_cli("session", "list", "--store", store_url)
     assert listed.code == 0 and "after-crash" in listed.out, listed.err
 
 
