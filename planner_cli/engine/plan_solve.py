@@ -73,31 +73,23 @@ class PlanSolveRun(EngineRun):
         model = plan_model(self.tools.specs)
         messages = self.opening_messages("plan-solve")
         for round_no in range(1, settings.max_rounds + 1):
-            spent = self.budget.exhausted()
-            if spent:
-                self.note(spent)
-                return "partial"
-            self.emit("plan.round", round=round_no)
 
             def rejected(error: Exception, round_no: int = round_no) -> None:
                 self.emit("plan.rejected", round=round_no, errors=rejection_lines(error, model))
 
-            granted = self.budget.retries(settings.max_retries)
-            try:
-                completion = backend.complete(
-                    messages,
-                    model,
-                    context={"state": self.state, "max_steps": settings.max_steps},
-                    max_retries=granted,
-                    emit=self.emit,
-                    on_rejected=rejected,
-                )
-            except LLMError as exc:
-                self.usage.add(getattr(exc, "usage", None) or Usage())
-                self.emit("llm.error", round=round_no, text=str(exc))
-                self.notes.append(_failure_note(round_no, exc))
-                return self.llm_failed(exc, granted, settings.max_retries)
-            self.usage.add(completion.usage)
+            completion = self.ask(
+                backend,
+                messages,
+                model,
+                round_no=round_no,
+                round_event="plan.round",
+                context={"state": self.state, "max_steps": settings.max_steps},
+                reasks=settings.max_retries,
+                on_rejected=rejected,
+                failure_note=_failure_note,
+            )
+            if isinstance(completion, str):
+                return completion
             plan = completion.value
             self.emit("plan.validated", round=round_no, steps=len(plan.steps), done=plan.done)
             messages.append(

@@ -28,7 +28,7 @@ from pydantic import (
 from planner_cli.engine.plan_solve import rejection_lines
 from planner_cli.engine.run import EngineRun, RunResult
 from planner_cli.llm import prompts
-from planner_cli.llm.backend import LLMBackend, LLMError, Usage
+from planner_cli.llm.backend import LLMBackend
 from planner_cli.model.plan import CompactJsonSchema, Plan, plan_model, plan_problems
 
 INVALID_IN_A_ROW = 3
@@ -139,31 +139,23 @@ class ReactRun(EngineRun):
         model = decision_model(self.tools.specs)
         messages = self.opening_messages("react")
         for round_no in range(1, settings.max_rounds + 1):
-            spent = self.budget.exhausted()
-            if spent:
-                self.note(spent)
-                return "partial"
-            self.emit("react.round", round=round_no)
 
             def rejected(error: Exception, round_no: int = round_no) -> None:
                 self.emit("plan.rejected", round=round_no, errors=rejection_lines(error))
 
-            granted = self.budget.retries(INVALID_IN_A_ROW - 1)
-            try:
-                completion = backend.complete(
-                    messages,
-                    model,
-                    context={"state": self.state},
-                    max_retries=granted,
-                    emit=self.emit,
-                    on_rejected=rejected,
-                )
-            except LLMError as exc:
-                self.usage.add(getattr(exc, "usage", None) or Usage())
-                self.emit("llm.error", round=round_no, text=str(exc))
-                self.notes.append(f"round {round_no}: {exc}")
-                return self.llm_failed(exc, granted, INVALID_IN_A_ROW - 1)
-            self.usage.add(completion.usage)
+            completion = self.ask(
+                backend,
+                messages,
+                model,
+                round_no=round_no,
+                round_event="react.round",
+                context={"state": self.state},
+                reasks=INVALID_IN_A_ROW - 1,
+                on_rejected=rejected,
+                failure_note=lambda n, exc: f"round {n}: {exc}",
+            )
+            if isinstance(completion, str):
+                return completion
             decision = completion.value
             messages.append(
                 {"role": "assistant", "content": json.dumps(decision.dump(), ensure_ascii=False)}

@@ -18,7 +18,8 @@ from typing import Any
 
 from planner_cli.engine.events import Events
 from planner_cli.engine.executor import Execution, StepRecord, ToolRunner, execute
-from planner_cli.llm.backend import LLMInvalid, Usage
+from planner_cli.errors import LLMError
+from planner_cli.llm.backend import Completion, LLMBackend, LLMInvalid, Usage
 from planner_cli.model.plan import Plan
 from planner_cli.model.state import ScheduleState
 from planner_cli.tools.common import ToolContext, ToolResult
@@ -162,12 +163,6 @@ class Budget:
             return wanted
         return max(0, min(wanted, self.max_calls - self.usage.calls - 1))
 
-    def cut_short(self, exc: Exception, granted: int, wanted: int) -> str | None:
-        """The budget note when `exc` is an invalid answer whose re-asks the budget cut."""
-        if isinstance(exc, LLMInvalid) and granted < wanted:
-            return self.exhausted()
-        return None
-
 
 def pending_left(state: ScheduleState) -> int:
     return sum(1 for t in state.tasks if t.is_pending)
@@ -273,14 +268,49 @@ class EngineRun:
         """The outcome when the LLM cannot go on: fallback if none of its plans ran."""
         return "partial" if self.executed else "fallback"
 
-    def llm_failed(self, exc: Exception, granted: int, wanted: int) -> str:
-        """The outcome after an LLM error: a budget that cut the re-asks stops the run cleanly
-        (`partial`, with the budget note); anything else is an unusable LLM."""
-        spent = self.budget.cut_short(exc, granted, wanted)
+    def ask(
+        self,
+        backend: LLMBackend,
+        messages: list[dict[str, Any]],
+        model: Any,
+        *,
+        round_no: int,
+        round_event: str,
+        context: dict[str, Any],
+        reasks: int,
+        on_rejected: Callable[[Exception], None],
+        failure_note: Callable[[int, LLMError], str],
+    ) -> Completion[Any] | str:
+        """One LLM call of a round within the budget: the completion, or the run's outcome when
+        the run must stop. A budget spent before the call, or one that left an invalid answer
+        no re-ask, stops it cleanly (`partial`, with the budget note); any other LLM error is
+        an unusable LLM."""
+        spent = self.budget.exhausted()
         if spent:
             self.note(spent)
             return "partial"
-        return self.unusable()
+        self.emit(round_event, round=round_no)
+        granted = self.budget.retries(reasks)
+        try:
+            completion = backend.complete(
+                messages,
+                model,
+                context=context,
+                max_retries=granted,
+                emit=self.emit,
+                on_rejected=on_rejected,
+            )
+        except LLMError as exc:
+            self.usage.add(getattr(exc, "usage", None) or Usage())
+            self.emit("llm.error", round=round_no, text=str(exc))
+            self.notes.append(failure_note(round_no, exc))
+            spent = self.budget.exhausted() if isinstance(exc, LLMInvalid) else None
+            if spent and granted < reasks:
+                self.note(spent)
+                return "partial"
+            return self.unusable()
+        self.usage.add(completion.usage)
+        return completion
 
     def finish(self, outcome: str) -> RunResult:
         from planner_cli.engine.summary import final_summary, template_summary
