@@ -14,7 +14,8 @@ event (only its rows in the window go), an unplaced task event that has no rows 
 and its item becomes unscheduled; the output format follows OUT's suffix (.json, .yaml, .yml),
 else the export's. A YAML export written back as YAML keeps its comments, anchors, quoting and
 indentation: the same edits go to a ruamel.yaml round-trip tree of the original text, and that
-text is used when it verifies like the plain one (otherwise the plain dump is written).
+text is used when it loads back to exactly the preview's positions (otherwise the plain dump,
+checked the same way, is written).
 ruamel.yaml re-wraps multi-line flow mappings and drops a full-line comment that sits between
 two flow-style list items, even when nothing was edited; every other comment stays.
 """
@@ -517,10 +518,12 @@ def apply_file(
         if target.suffix.lower() in (".json", ".yaml", ".yml")
         else _is_yaml(export_path)
     )
-    text = dump_export(data, as_yaml)
-    verify(final, old_export, text, as_yaml, str(target))
+    text = None
     if as_yaml and _is_yaml(export_path) and changes:
-        text = _keeping_comments(old_text, original, final, raw, old_export, export_name) or text
+        text = _keeping_comments(old_text, original, final, raw, old_export, str(target))
+    if text is None:  # JSON, nothing changed, or a round trip that cannot be trusted
+        text = dump_export(data, as_yaml)
+        verify(final, old_export, text, as_yaml, str(target))
     result = ApplyResult(data, text, changes, log)
     if output is None and not changes:
         return result
