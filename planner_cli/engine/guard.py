@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from planner_cli.engine.executor import ToolRunner
-from planner_cli.model.state import SECTIONS_PER_DAY, ScheduleState, Task
+from planner_cli.model.state import ScheduleState, Task
+from planner_cli.solver.problem import first_g
 from planner_cli.tools.common import ToolContext, ToolResult
 
 _TEXT = {
@@ -48,10 +49,11 @@ def is_fact(task: Task) -> bool:
 def changed_facts(before: ScheduleState, after: ScheduleState) -> list[Task]:
     """The facts of `before` whose slots or embed host differ (or are gone) in `after`."""
     changed = []
+    by_id = {t.state_id: t for t in after.tasks}
     for task in before.tasks:
         if not is_fact(task) or not task.slots:
             continue
-        now = after.task(task.state_id)
+        now = by_id.get(task.state_id)
         if (
             now is None
             or [s.key() for s in now.slots] != [s.key() for s in task.slots]
@@ -61,22 +63,16 @@ def changed_facts(before: ScheduleState, after: ScheduleState) -> list[Task]:
     return changed
 
 
-def _first_g(task: Task) -> int | None:
-    if not task.slots:
-        return None
-    return min((s.day - 1) * SECTIONS_PER_DAY + s.slot_start for s in task.slots)
-
-
 def changed_past(before: ScheduleState, after: ScheduleState, now_g: int) -> list[Task]:
     """Tasks whose position changed to or from one that starts before `now_g`."""
     changed = []
+    by_id = {t.state_id: t for t in before.tasks}
     for task in after.tasks:
-        old = before.task(task.state_id)
-        old_key = [s.key() for s in old.slots] if old is not None else []
-        if old_key == [s.key() for s in task.slots]:
+        old = by_id.get(task.state_id)
+        old_slots = old.slots if old is not None else []
+        if [s.key() for s in old_slots] == [s.key() for s in task.slots]:
             continue
-        starts = [_first_g(task), _first_g(old) if old is not None else None]
-        if any(g is not None and g < now_g for g in starts):
+        if any(slots and first_g(slots) < now_g for slots in (task.slots, old_slots)):
             changed.append(task)
     return changed
 

@@ -18,7 +18,16 @@ from typing import Any, Literal
 from planner_cli.errors import UsageError
 from planner_cli.model.state import ScheduleState, Slot
 from planner_cli.solver.greedy import greedy_layout
-from planner_cli.solver.problem import Placement, Problem, S, VarTask, build_problem, cell_of, gidx
+from planner_cli.solver.problem import (
+    Placement,
+    Problem,
+    S,
+    VarTask,
+    build_problem,
+    cell_of,
+    first_g,
+    gidx,
+)
 from planner_cli.solver.score import objective_key, score
 from planner_cli.solver.settings import SolverSettings, coerce_settings
 from planner_cli.tools.common import order_violation, relocate
@@ -94,11 +103,6 @@ def _in_scope(state: ScheduleState, class_id: int, scope: set[int] | None) -> bo
     return meta is None or meta.mode == "auto"
 
 
-def _first_g(slots: list[Slot]) -> int:
-    first = min(slots, key=lambda s: s.key())
-    return gidx(first.day, first.slot_start)
-
-
 def rough_layout(
     state: ScheduleState,
     scope_class_ids: list[int] | None = None,
@@ -143,7 +147,7 @@ def rough_layout(
             if (
                 task.is_pending
                 or task.is_suggested
-                and (stability is not None or _first_g(task.slots) < now_g)
+                and (stability is not None or first_g(task.slots) < now_g)
             ):
                 variable.append(task.state_id)
     variable = sorted(set(variable))

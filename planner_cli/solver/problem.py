@@ -24,6 +24,11 @@ def gidx(day: int, section: int) -> int:
     return (day - 1) * S + section
 
 
+def first_g(slots: list[Slot]) -> int:
+    """Global index of the earliest section of `slots` (not empty)."""
+    return min(gidx(s.day, s.slot_start) for s in slots)
+
+
 def cell_of(day: int, section: int) -> int:
     """0-based cell index of (day, section)."""
     return (day - 1) * S + section - 1
