@@ -44,7 +44,7 @@ DEMANDS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 @dataclass
 class Row:
-    name: str
+    instance: tuple[int, int, int, float]  # (seed, days, tasks, demand)
     greedy_pending: int
     greedy_obj: int
     cp_pending: int
@@ -58,9 +58,14 @@ class Row:
     proof_s: float | None = None
 
     @property
+    def name(self) -> str:
+        _seed, days, tasks, demand = self.instance
+        return f"{days}d x {tasks}t @{demand}"
+
+    @property
     def typical(self) -> bool:
-        days, tasks, demand = self.name.replace("d x ", " ").replace("t @", " ").split()
-        return int(days) <= 14 and int(tasks) <= 60 and float(demand) <= 0.9
+        _seed, days, tasks, demand = self.instance
+        return days <= 14 and tasks <= 60 and demand <= 0.9
 
     @property
     def soft_ratio(self) -> str:
@@ -92,7 +97,7 @@ def run(instance: tuple[int, int, int, float], repeat: bool) -> Row:
         proof = sum(cp.timings[f"{k}_dtime"] for k in phases)
         proof_s = sum(cp.timings[f"{k}_s"] for k in phases)
     return Row(
-        f"{days}d x {tasks}t @{demand}",
+        instance,
         greedy.metrics["pending"],
         greedy.metrics["objective"],
         cp.metrics["pending"],
