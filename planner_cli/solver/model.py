@@ -1,8 +1,8 @@
 """The CP-SAT rough layout: one boolean per (task, candidate block), solved in lexicographic phases.
 
-Phase 1 finds the largest placeable set (skipped when the greedy hint places all): an upper
-bound from the relaxation without the order, then "place all" as a feasibility model, then
-"maximise placed" only when needed. Phase 2 minimises the weighted objective of spec/solver.md
+Phase 1 finds the largest placeable set (skipped when the greedy hint places all) on the pooled
+model of solver/pooled.py, which is exact and proves the count in a fraction of the budget on
+typical instances. Phase 2 minimises the weighted objective of spec/solver.md
 (the same terms as solver/score.py, constants included, so the two agree exactly) over every
 set of that size when the size is proven (OPTIMAL is then the true optimum), or over the
 found set when it is not (status FEASIBLE, `restricted_to_set`). Phase 3, only after a proven
@@ -11,7 +11,8 @@ lexicographic tie-break (lower ids placed first, then earlier day and section fi
 Formulation choices (measured, docs/benchmarks.md): per-block booleans, because every soft term
 is a per-block constant or a per-cell sum; the class order as a plain linear precedence over
 exactly-one blocks, with zero-length "phantom" positions for tasks that may stay unplaced
-(faster than big-M, channelled start variables or the order encoding); context switches only
+(faster than big-M, channelled start variables or the order encoding), and of chain tasks that
+only the order tells apart the earlier one placed first (symmetry); context switches only
 between blocks ending and starting at a boundary; the cost phases with CP-SAT's
 linearization level 2 (proofs several times faster on 14-day instances).
 Long windows with many candidate blocks go through solver/decompose.py (one week at a time).
@@ -23,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from planner_cli.solver.pooled import pool
 from planner_cli.solver.problem import Problem, S, cell_of
 from planner_cli.solver.score import term_values
 
@@ -79,9 +81,11 @@ class _Builder:
         stability: int | None = None,
         active: set[int] | None = None,
         all_placed: bool = False,
+        sizes: list[int] | None = None,
     ) -> None:
         """`active`: the only tasks that may be placed (None = all); `all_placed`: each of
-        them gets exactly one block (phase 2 once the placed set is known)."""
+        them gets exactly one block (phase 2 once the placed set is known); `sizes`: the rows
+        are pooled segments (solver/pooled.py) holding up to that many blocks each."""
         from ortools.sat.python import cp_model
 
         self.cp = cp_model
@@ -108,13 +112,17 @@ class _Builder:
         self.derived: list[tuple[Any, Any]] = []
         self.phantoms: dict[int, list[tuple[int, Any]]] = {}  # zero-length order positions
         self.all_placed = all_placed
+        self.sizes = sizes
 
     def hard(self, order: bool = True) -> None:
         self.one_block_per_task()
         self.no_overlap()
         self.caps()
-        if order:
+        if order and self.sizes is not None:
+            self.segment_order()
+        elif order:
             self.order()
+            self.placed_first()
 
     def placed_total(self) -> Any:
         return self.lin.sum([self.placed[t] for t, row in enumerate(self.x) if row])
@@ -124,8 +132,10 @@ class _Builder:
     def one_block_per_task(self) -> None:
         """A task gets at most one of its candidate blocks (none = unplaced); exactly one when
         the placed set is fixed."""
-        for row in self.x:
-            if self.all_placed and row:
+        for t, row in enumerate(self.x):
+            if self.sizes is not None and self.sizes[t] > 1:
+                self.m.add(self.lin.sum(row) <= self.sizes[t])
+            elif self.all_placed and row:
                 self.m.add_exactly_one(row)
             elif len(row) > 1:
                 self.m.add_at_most_one(row)
@@ -205,6 +215,41 @@ class _Builder:
                 ends.append(end)
             for a, b in zip(range(len(chain)), range(1, len(chain)), strict=False):
                 self.m.add(ends[a] <= starts[b])
+
+    def placed_first(self) -> None:
+        """Of consecutive chain tasks that nothing but the order tells apart (same duration,
+        blocks and costs, no earlier position), the earlier one is placed when the later one
+        is: any solution maps onto one like it with the same blocks and cost (symmetry)."""
+        if self.all_placed:
+            return
+        for chain in self.p.chains:
+            for a, b in zip(chain, chain[1:], strict=False):
+                ta, tb = self.p.tasks[a], self.p.tasks[b]
+                if (
+                    self.x[a]
+                    and self.x[b]
+                    and ta.ref is None
+                    and tb.ref is None
+                    and (ta.duration, ta.placements, ta.costs)
+                    == (tb.duration, tb.placements, tb.costs)
+                ):
+                    self.m.add(self.placed[b] <= self.placed[a])
+
+    def segment_order(self) -> None:
+        """Pooled rows: every block of a segment ends before every block of the next segment of
+        its chain starts (a separator position between them; empty segments pass it on)."""
+        horizon = self.p.days * S + 1
+        for chain in self.p.chains:
+            cuts = [self.m.new_int_var(0, horizon, f"cut{a}") for a in chain[:-1]]
+            self.aux.extend(cuts)
+            for before, after in zip(cuts, cuts[1:], strict=False):
+                self.m.add(before <= after)
+            for i, seg in enumerate(chain):
+                for k, pl in enumerate(self.p.tasks[seg].placements):
+                    if i < len(cuts):
+                        self.m.add(cuts[i] > pl.g_end).only_enforce_if(self.x[seg][k])
+                    if i > 0:
+                        self.m.add(cuts[i - 1] <= pl.g).only_enforce_if(self.x[seg][k])
 
     def phantom_hint(self, assignment: dict[int, int]) -> list[tuple[Any, bool]]:
         """Phantom values consistent with `assignment`: an unplaced task sits at the start of
@@ -483,41 +528,24 @@ def solve_cpsat(
         phases.append({"phase": "placed_search", "status": "SKIPPED_LARGE_MODEL"})
         upper = n
     if len(best) < n and not large:
-        # an upper bound without the order (a relaxation, solved fast)
-        relaxed = build(order=False)
-        relaxed.m.maximize(relaxed.placed_total())
-        set_hint(relaxed, best)
-        solver, status = run(relaxed, "placed_upper_bound", 0.05)
-        if status in ok:
-            upper = min(n, int(round(solver.best_objective_bound)))
-        phases.append(
-            {
-                "phase": "placed_upper_bound",
-                "status": STATUS_NAMES.get(status, str(status)),
-                "bound": upper,
-            }
-        )
-    if len(best) < upper and upper == n and not large:
-        every = build(all_placed=True)
-        set_hint(every, best)
-        every.m.minimize(0)
-        solver, status = run(every, "place_all", 0.15)
-        phases.append({"phase": "place_all", "status": STATUS_NAMES.get(status, str(status))})
-        if status in ok:
-            best = extract(every, solver)
-        elif status == cp_model.INFEASIBLE:
-            upper = n - 1
-    if len(best) < upper and not large:
-        most = build()
+        # the largest placeable set on the pooled model (exact: solver/pooled.py)
+        pooled = pool(problem)
+        t0 = time.perf_counter()
+        most = _Builder(pooled.problem, sizes=pooled.sizes)
+        most.hard()
         most.m.maximize(most.placed_total())
-        set_hint(most, best)
-        solver, status = run(most, "max_placed", 0.2)
+        build_s += time.perf_counter() - t0
+        for row, used in zip(most.x, pooled.rows(best), strict=True):
+            for k, var in enumerate(row):
+                most.m.add_hint(var, k in used)
+        solver, status = run(most, "max_placed", 0.4)
         phases.append({"phase": "max_placed", "status": STATUS_NAMES.get(status, str(status))})
         if status in ok:
-            found = extract(most, solver)
-            if len(found) > len(best):
+            rows = [[k for k, var in enumerate(row) if solver.boolean_value(var)] for row in most.x]
+            found = pooled.assignment(rows)
+            if len(found) >= len(best):  # it also keeps interchangeable tasks in class order
                 best = found
-            upper = min(upper, int(round(solver.best_objective_bound)))
+            upper = min(n, int(round(solver.best_objective_bound)))
     placed_proven = len(best) >= upper
     phases.append({"phase": "placed", "placed": len(best), "of": n, "proven": placed_proven})
 
