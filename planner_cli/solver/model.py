@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner_cli.solver.pooled import pool
+from planner_cli.solver.pooled import interchangeable, pool
 from planner_cli.solver.problem import Problem, S, cell_of
 from planner_cli.solver.score import term_values
 
@@ -217,22 +217,14 @@ class _Builder:
                 self.m.add(ends[a] <= starts[b])
 
     def placed_first(self) -> None:
-        """Of consecutive chain tasks that nothing but the order tells apart (same duration,
-        blocks and costs, no earlier position), the earlier one is placed when the later one
-        is: any solution maps onto one like it with the same blocks and cost (symmetry)."""
+        """Of consecutive chain tasks that only the order tells apart (solver/pooled.py), the
+        earlier one is placed when the later one is: any solution maps onto one like it with
+        the same blocks and cost (symmetry)."""
         if self.all_placed:
             return
         for chain in self.p.chains:
             for a, b in zip(chain, chain[1:], strict=False):
-                ta, tb = self.p.tasks[a], self.p.tasks[b]
-                if (
-                    self.x[a]
-                    and self.x[b]
-                    and ta.ref is None
-                    and tb.ref is None
-                    and (ta.duration, ta.placements, ta.costs)
-                    == (tb.duration, tb.placements, tb.costs)
-                ):
+                if self.x[a] and self.x[b] and interchangeable(self.p.tasks[a], self.p.tasks[b]):
                     self.m.add(self.placed[b] <= self.placed[a])
 
     def segment_order(self) -> None:
@@ -535,7 +527,7 @@ def solve_cpsat(
         most.hard()
         most.m.maximize(most.placed_total())
         build_s += time.perf_counter() - t0
-        for row, used in zip(most.x, pooled.rows(best), strict=True):
+        for row, used in zip(most.x, map(set, pooled.rows(best)), strict=True):
             for k, var in enumerate(row):
                 most.m.add_hint(var, k in used)
         solver, status = run(most, "max_placed", 0.4)
@@ -543,8 +535,12 @@ def solve_cpsat(
         if status in ok:
             rows = [[k for k, var in enumerate(row) if solver.boolean_value(var)] for row in most.x]
             found = pooled.assignment(rows)
-            if len(found) >= len(best):  # it also keeps interchangeable tasks in class order
+            # as large as the hint: keep the hint, its interchangeable tasks in class order
+            if len(found) > len(best):
                 best = found
+            else:
+                same = pool(problem, interchangeable)
+                best = same.assignment(same.rows(best))
             upper = min(n, int(round(solver.best_objective_bound)))
     placed_proven = len(best) >= upper
     phases.append({"phase": "placed", "placed": len(best), "of": n, "proven": placed_proven})

@@ -1,9 +1,10 @@
 """The placed-count model: tasks that only their class order tells apart, pooled.
 
-Consecutive tasks of one class chain with the same duration and the same candidate blocks
-(a "segment") are interchangeable up to the order: any set of non-overlapping blocks they use
-can be handed out in time order. So the largest placeable set is found on a model with one
-row of blocks per segment (at most its size of them) and the order only between segments
+Consecutive tasks of one class chain with the same duration and candidate blocks (a
+"segment") are interchangeable up to the order as far as placing goes: any set of
+non-overlapping blocks they use can be handed out in time order. So the largest placeable set
+is found on a model with one row of blocks per segment (at most its size of them) and the
+order only between segments
 (a separator position between consecutive segments), which is exact, smaller and free of the
 symmetric and phantom positions of the per-task model (measured: proves the placed count where
 the per-task maximisation kept a trivial bound, docs/benchmarks.md).
@@ -12,9 +13,23 @@ the per-task maximisation kept a trivial bound, docs/benchmarks.md).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from planner_cli.solver.problem import Problem
+from planner_cli.solver.problem import Problem, VarTask
+
+
+def same_blocks(a: VarTask, b: VarTask) -> bool:
+    return (a.duration, a.placements) == (b.duration, b.placements)
+
+
+def interchangeable(a: VarTask, b: VarTask) -> bool:
+    """Nothing but the class order tells the two tasks apart, costs included."""
+    return (
+        a.ref is None
+        and b.ref is None
+        and (a.duration, a.placements, a.costs) == (b.duration, b.placements, b.costs)
+    )
 
 
 @dataclass
@@ -26,12 +41,13 @@ class Pooled:
     def sizes(self) -> list[int]:
         return [len(m) for m in self.members]
 
-    def rows(self, assignment: dict[int, int]) -> list[set[int]]:
+    def rows(self, assignment: dict[int, int]) -> list[list[int]]:
         """The blocks each segment uses in a task assignment (a hint for the pooled model)."""
-        return [{assignment[t] for t in m if t in assignment} for m in self.members]
+        return [sorted(assignment[t] for t in m if t in assignment) for m in self.members]
 
     def assignment(self, rows: list[list[int]]) -> dict[int, int]:
-        """Blocks per segment handed to its first tasks in time order (class order holds)."""
+        """Blocks per segment handed to its first tasks in time order (class order holds;
+        applied to a task assignment's rows, it keeps its cells and cost)."""
         out: dict[int, int] = {}
         for s, (segment, chosen) in enumerate(zip(self.members, rows, strict=True)):
             placements = self.problem.tasks[s].placements
@@ -41,7 +57,10 @@ class Pooled:
         return out
 
 
-def pool(problem: Problem) -> Pooled:
+def pool(problem: Problem, same: Callable[[VarTask, VarTask], bool] = same_blocks) -> Pooled:
+    """Segments of chain tasks that `same` does not tell apart; with `interchangeable`,
+    `assignment(rows(a))` is `a` with the same cost and its interchangeable tasks placed in
+    class order."""
     members: list[list[int]] = []
     chains: list[list[int]] = []
     in_chain: set[int] = set()
@@ -49,11 +68,7 @@ def pool(problem: Problem) -> Pooled:
         segments: list[int] = []
         for t in chain:
             vt = problem.tasks[t]
-            head = problem.tasks[members[segments[-1]][0]] if segments else None
-            if head is not None and (head.duration, head.placements) == (
-                vt.duration,
-                vt.placements,
-            ):
+            if segments and same(problem.tasks[members[segments[-1]][-1]], vt):
                 members[segments[-1]].append(t)
             else:
                 segments.append(len(members))
