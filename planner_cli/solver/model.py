@@ -183,20 +183,22 @@ class _Builder:
         """Within a class, task k ends before task k+1 starts (unplaced tasks pass the order on).
 
         The plain linear form Σ(g+dur)·x - 1 < Σ g·x over exactly-one blocks. A task that may
-        stay unplaced also gets "phantom" positions: zero-length blocks at every start (and
-        every end + 1) of its chain, which occupy nothing and only carry the order, so an
-        unplaced task is an empty interval anywhere between its neighbours and the order stays
+        stay unplaced also gets "phantom" positions: zero-length blocks at every start of the
+        later tasks' blocks and past the window's end, which occupy nothing and only carry the
+        order (an unplaced task sits where the next placed one starts), so the order stays
         linear (measured faster than start variables channelled from the blocks).
         """
         for full_chain in self.p.chains:
             chain = [t for t in full_chain if self.x[t]]
             if len(chain) < 2:
                 continue
-            positions: list[int] = []
+            # where an unplaced task may sit: the start of a later task's block, or past the end
+            positions: dict[int, list[int]] = {}
             if not self.all_placed:
-                found = {pl.g for t in chain for pl in self.p.tasks[t].placements}
-                found |= {pl.g_end + 1 for t in chain for pl in self.p.tasks[t].placements}
-                positions = sorted(found)
+                later = {self.p.days * S + 1}
+                for t in reversed(chain):
+                    positions[t] = sorted(later)
+                    later |= {pl.g for pl in self.p.tasks[t].placements}
             starts: list[Any] = []
             ends: list[Any] = []
             for t in chain:
@@ -205,12 +207,12 @@ class _Builder:
                 start = self.lin.weighted_sum(self.x[t], g)
                 end = self.lin.weighted_sum(self.x[t], [gi + vt.duration for gi in g])
                 if positions:
-                    ghosts = [self.m.new_bool_var(f"ph{t}_{gi}") for gi in positions]
-                    self.phantoms[t] = list(zip(positions, ghosts, strict=True))
+                    ghosts = [self.m.new_bool_var(f"ph{t}_{gi}") for gi in positions[t]]
+                    self.phantoms[t] = list(zip(positions[t], ghosts, strict=True))
                     self.aux.extend(ghosts)
                     self.m.add_exactly_one(self.x[t] + ghosts)
-                    start += self.lin.weighted_sum(ghosts, positions)
-                    end += self.lin.weighted_sum(ghosts, positions)
+                    start += self.lin.weighted_sum(ghosts, positions[t])
+                    end += self.lin.weighted_sum(ghosts, positions[t])
                 starts.append(start)
                 ends.append(end)
             for a, b in zip(range(len(chain)), range(1, len(chain)), strict=False):
@@ -245,26 +247,17 @@ class _Builder:
 
     def phantom_hint(self, assignment: dict[int, int]) -> list[tuple[Any, bool]]:
         """Phantom values consistent with `assignment`: an unplaced task sits at the start of
-        the next placed task of its chain (or just after the previous one)."""
+        the next placed task of its chain, or past the end when none follows."""
         out: list[tuple[Any, bool]] = []
         for full_chain in self.p.chains:
             chain = [t for t in full_chain if t in self.phantoms]
-            at: dict[int, int] = {}
-            later: int | None = None
+            at = self.p.days * S + 1
             for t in reversed(chain):
                 if t in assignment:
-                    later = self.p.tasks[t].placements[assignment[t]].g
-                elif later is not None:
-                    at[t] = later
-            earlier = None
-            for t in chain:
-                if t in assignment:
-                    earlier = self.p.tasks[t].placements[assignment[t]].g_end + 1
-                elif t not in at:
-                    at[t] = earlier if earlier is not None else self.phantoms[t][0][0]
-            for t in chain:
-                for g, var in self.phantoms[t]:
-                    out.append((var, at.get(t) == g))
+                    at = self.p.tasks[t].placements[assignment[t]].g
+                    out.extend((var, False) for _, var in self.phantoms[t])
+                else:
+                    out.extend((var, g == at) for g, var in self.phantoms[t])
         return out
 
     # -- objective -------------------------------------------------------------------------
