@@ -201,11 +201,14 @@ def rough_layout(
             timings[f"{name}_dtime"] = det
         cp_state = _apply(work, problem, outcome.assignment)
         cp_metrics = score(cp_state, state, s, stability)
-        objective = outcome.objective if outcome.objective is not None else cp_metrics["objective"]
+        # the layout's true cost: a FEASIBLE incumbent's auxiliaries (switches, runs, excess)
+        # may sit above their values, so the model's own objective can be higher
+        objective = cp_metrics["objective"]
         info = {
             "name": "cpsat",
             "status": outcome.status,
             "objective": objective,
+            "model_objective": outcome.objective,
             "bound": outcome.bound,
             "gap": _gap(
                 objective,

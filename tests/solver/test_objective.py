@@ -112,7 +112,7 @@ def test_scorer_equals_the_solver_objective() -> None:
         result = rough_layout(st, solver="cpsat", stability=stability)
         info = result.metrics["solver"]
         assert info["status"] == "OPTIMAL"
-        assert info["objective"] == result.metrics["objective"]
-        assert score(result.state, st, None, stability)["objective"] == info["objective"]
+        assert info["model_objective"] == result.metrics["objective"]
+        assert score(result.state, st, None, stability)["objective"] == info["model_objective"]
         assert result.metrics["hard_violations"] == 0
         assert result.metrics["objective"] <= info["greedy_objective"]
