@@ -12,9 +12,13 @@ Formulation choices (measured, docs/benchmarks.md): per-block booleans, because 
 is a per-block constant or a per-cell sum; the class order as a plain linear precedence over
 exactly-one blocks, with zero-length "phantom" positions for tasks that may stay unplaced
 (faster than big-M, channelled start variables or the order encoding), and of chain tasks that
-only the order tells apart the earlier one placed first (symmetry); context switches only
-between blocks ending and starting at a boundary; the cost phases with CP-SAT's
-linearization level 2 (proofs several times faster on 14-day instances).
+only the order tells apart the earlier one placed first (symmetry); long runs and context
+switches either as a path through each day's sections (`_day_path`: an exact LP per day,
+proofs 2-4x faster on dense 14-day instances) or per section boundary (`_long_runs`,
+`_context_switches`: the smaller model, which found better layouts within the default budget
+when phase 2 also chooses the placed set), `run_switch_model` in configs/solver.yaml; the
+cost phases with CP-SAT's linearization level 2 (proofs several times faster on 14-day
+instances).
 Long windows with many candidate blocks go through solver/decompose.py (one week at a time).
 """
 
@@ -56,12 +60,15 @@ class _Chosen:
     cells: set[int]
     day_load: dict[int, int]
     cell_key: dict[int, str]
+    blocks: dict[int, tuple[int, str]]  # first cell → (length, key)
+    paths: dict[int, set[int]] = field(default_factory=dict)  # day → arcs taken (memo)
 
     @classmethod
     def of(cls, problem: Problem, assignment: dict[int, int]) -> _Chosen:
         cells: set[int] = set()
         load: dict[int, int] = {}
         keys: dict[int, str] = {}
+        blocks: dict[int, tuple[int, str]] = {}
         for t, k in assignment.items():
             vt = problem.tasks[t]
             pl = vt.placements[k]
@@ -69,7 +76,8 @@ class _Chosen:
             load[pl.day] = load.get(pl.day, 0) + vt.duration
             for c in pl.cells:
                 keys.setdefault(c, vt.key)
-        return cls(cells, load, keys)
+            blocks[pl.cells[0]] = (len(pl.cells), vt.key)
+        return cls(cells, load, keys, blocks)
 
 
 class _Builder:
@@ -82,10 +90,12 @@ class _Builder:
         active: set[int] | None = None,
         all_placed: bool = False,
         sizes: list[int] | None = None,
+        paths: bool = False,
     ) -> None:
         """`active`: the only tasks that may be placed (None = all); `all_placed`: each of
         them gets exactly one block (phase 2 once the placed set is known); `sizes`: the rows
-        are pooled segments (solver/pooled.py) holding up to that many blocks each."""
+        are pooled segments (solver/pooled.py) holding up to that many blocks each; `paths`: runs
+        and switches priced by the day-path formulation (`_day_path`)."""
         from ortools.sat.python import cp_model
 
         self.cp = cp_model
@@ -113,6 +123,7 @@ class _Builder:
         self.phantoms: dict[int, list[tuple[int, Any]]] = {}  # zero-length order positions
         self.all_placed = all_placed
         self.sizes = sizes
+        self.paths = paths
 
     def hard(self, order: bool = True) -> None:
         self.one_block_per_task()
@@ -286,8 +297,12 @@ class _Builder:
                 if coef:
                     self.objective_terms.append((self.x[t][k], coef))
         self._day_over_mean(w.day_over_mean)
-        self._long_runs(w.long_run)
-        self._context_switches(w.context_switch)
+        if self.paths:
+            for day in range(1, self.p.days + 1):
+                self._day_path(day, w.long_run, w.context_switch)
+        else:
+            self._long_runs(w.long_run)
+            self._context_switches(w.context_switch)
 
     def _day_over_mean(self, weight: int) -> None:
         """Study sections of a day above the mean daily study load cost `day_over_mean` each."""
@@ -384,6 +399,110 @@ class _Builder:
                         self.m.add(sw >= sum(mine) + sum(other) - 1)
                 self.objective_terms.append((sw, weight))
 
+    def _day_path(self, day: int, w_long: int, w_ctx: int) -> None:
+        """`long_run` and `context_switch` of one day as a path through its sections.
+
+        A day is read section by section; the state after a section is (class key of the study
+        block ending there, length of the study run so far, capped at the limit). Arcs: an idle
+        section, a fixed study section, or a candidate block of some key and length starting
+        there, each priced by the switch and the run sections it adds. One unit of flow goes
+        through the day, and the flow on the arcs of each (start, length, key) equals the
+        blocks of that kind chosen, so the cheapest path prices exactly what the chosen blocks
+        cost, and its LP relaxation is exact for each day given the kinds of blocks chosen
+        (measured: proofs 2-4x faster than the per-boundary form, docs/benchmarks.md). States a
+        later section cannot tell apart are merged: a key no block or fixed section starting
+        next can follow counts as "another key", and a state before a section where nothing
+        can start is "idle".
+        """
+        limit = self.p.settings.max_consecutive_study_sections
+        fixed = {s: self.p.study_key.get(cell_of(day, s)) for s in range(1, S + 1)}
+        kinds: dict[tuple[int, int, str], list[Any]] = {}
+        for t, vt in enumerate(self.p.tasks):
+            for k, pl in enumerate(vt.placements if self.x[t] else ()):
+                if pl.day == day:
+                    kinds.setdefault((pl.start, len(pl.cells), vt.key), []).append(self.x[t][k])
+        starting: dict[int, list[tuple[int, str]]] = {}
+        for start, length, of_class in sorted(kinds):
+            starting.setdefault(start, []).append((length, of_class))
+        follow: dict[int, set[str]] = {}  # keys a block or fixed study starting at s may have
+        for s in range(1, S + 2):
+            follow[s] = {of_class for _, of_class in starting.get(s, ())}
+            if fixed.get(s):
+                follow[s].add(str(fixed[s]))
+
+        def state(after: int, key: str | None, run: int) -> tuple[str | None, int]:
+            keys = follow[after + 1]
+            if not keys:
+                return (None, 0)
+            if key is not None and (key not in keys or not w_ctx):
+                key = ""  # another key: it switches to whatever comes next
+            return (key, min(run, limit) if w_long else 0)
+
+        # arcs: (from section, from state, to section, to state, cost, kind)
+        arcs: list[tuple[int, tuple[str | None, int], int, Any, int, Any]] = []
+        reached: dict[int, set[tuple[str | None, int]]] = {0: {(None, 0)}}
+        for pos in range(S):
+            s = pos + 1
+            for key, run in sorted(reached.get(pos, ()), key=lambda st: (st[0] is not None, st)):
+                steps: list[tuple[int, str | None, Any]] = []
+                if fixed[s]:
+                    steps.append((1, fixed[s], "fixed"))
+                else:
+                    steps.append((1, None, "idle"))
+                    steps.extend((size, nxt, (s, size, nxt)) for size, nxt in starting.get(s, ()))
+                for size, then, kind in steps:
+                    if then is None:
+                        to, cost = state(s, None, 0), 0
+                    else:
+                        switch = key is not None and key != then
+                        excess = max(0, run + size - limit)
+                        to = state(pos + size, then, run + size)
+                        cost = w_ctx * switch + w_long * excess
+                    arcs.append((pos, (key, run), pos + size, to, cost, kind))
+                    reached.setdefault(pos + size, set()).add(to)
+        if not kinds:  # nothing to decide: the one path's cost is a constant
+            self.constant += sum(arc[4] for arc in arcs)
+            return
+        flow = [self.m.new_bool_var(f"path{day}_{i}") for i in range(len(arcs))]
+        self.aux.extend(flow)
+        out: dict[Any, list[Any]] = {}
+        into: dict[Any, list[Any]] = {}
+        by_kind: dict[Any, list[Any]] = {}
+        for arc, var in zip(arcs, flow, strict=True):
+            out.setdefault((arc[0], arc[1]), []).append(var)
+            into.setdefault((arc[2], arc[3]), []).append(var)
+            by_kind.setdefault(arc[5], []).append(var)
+            if arc[4]:
+                self.objective_terms.append((var, arc[4]))
+        self.m.add_exactly_one(out[(0, (None, 0))])
+        for node, leaving in out.items():
+            if node[0] > 0:
+                self.m.add(sum(into.get(node, [])) == sum(leaving))
+        for kind, xs in kinds.items():
+            self.m.add(sum(xs) == sum(by_kind.get(kind, [])))
+        index = {(arc[0], arc[1], arc[5]): i for i, arc in enumerate(arcs)}
+
+        def taken(ch: _Chosen) -> set[int]:
+            if day not in ch.paths:
+                used: set[int] = set()
+                pos, at = 0, (None, 0)
+                while pos < S:
+                    s = pos + 1
+                    block = ch.blocks.get(cell_of(day, s))
+                    kind: Any = "idle"
+                    if fixed[s]:
+                        kind = "fixed"
+                    elif block is not None:
+                        kind = (s, *block)
+                    i = index[(pos, at, kind)]
+                    used.add(i)
+                    pos, at = arcs[i][2], arcs[i][3]
+                ch.paths[day] = used
+            return ch.paths[day]
+
+        for i, var in enumerate(flow):
+            self.derived.append((var, lambda ch, i=i: int(i in taken(ch))))
+
     def _switch_value(self, c1: int, c2: int) -> Any:
         study = self.p.study_key
 
@@ -444,12 +563,12 @@ def solve_cpsat(
         return SolveOutcome({}, "OPTIMAL", None, None, True, 0, [], 0.0, 0.0)
 
     def build(
-        active: set[int] | None = None, all_placed: bool = False, order: bool = True
+        active: set[int] | None = None, all_placed: bool = False, paths: bool = False
     ) -> _Builder:
         nonlocal build_s
         t0 = time.perf_counter()
-        b = _Builder(problem, stability, active, all_placed)
-        b.hard(order)
+        b = _Builder(problem, stability, active, all_placed, paths=paths)
+        b.hard()
         build_s += time.perf_counter() - t0
         return b
 
@@ -539,18 +658,26 @@ def solve_cpsat(
     phases.append({"phase": "placed", "placed": len(best), "of": n, "proven": placed_proven})
 
     # -- phase 2: the cheapest layout of that size ----------------------------------------
-    if placed_proven and len(best) < n:
-        # any set of the proven size may be placed (phantoms carry the order of the others)
-        b = build()
+    choose_set = placed_proven and len(best) < n
+    # runs and switches by day paths, except (auto) when the set is chosen too: with phantom
+    # positions the larger model found worse layouts within the default budget (measured)
+    paths = settings.run_switch_model == "day_paths" or (
+        settings.run_switch_model == "auto" and not choose_set
+    )
+    if choose_set:
+        # any set of the proven size may be placed (phantoms carry the others' order)
+        b = build(paths=paths)
         b.m.add(b.placed_total() == len(best))
     else:
-        b = build(active=set(best), all_placed=True)
+        b = build(active=set(best), all_placed=True, paths=paths)
     b.objective()
     objective = b.objective_expr()
     b.m.minimize(objective)
     set_hint(b, best)
     solver, status = run(b, "min_cost", 0.85, cost=True)
     phases.append({"phase": "min_cost", "status": STATUS_NAMES.get(status, str(status))})
+    if paths:
+        phases[-1]["model"] = "day_paths"
     if status not in ok:
         return SolveOutcome(
             best,

@@ -7,7 +7,7 @@ and the solver work without reading files; `SolverSettings.from_dict` accepts th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -45,6 +45,7 @@ class SolverSettings(_Model):
     align_pairs: bool = True
     log_search_progress: bool = False
     cost_linearization_level: int = Field(default=2, ge=0, le=2)
+    run_switch_model: Literal["auto", "day_paths", "boundaries"] = "auto"
     caps: Caps = Field(default_factory=lambda: Caps())
     max_consecutive_study_sections: int = Field(default=4, ge=1, le=12)
     late_section_from: int = Field(default=9, ge=1, le=13)

@@ -3,6 +3,8 @@ scorer computes exactly the objective the solver optimised."""
 
 from __future__ import annotations
 
+import pytest
+
 from planner_cli.solver.layout import rough_layout
 from planner_cli.solver.score import score
 
@@ -55,22 +57,30 @@ def test_day_over_mean_moves_work_off_a_busy_day() -> None:
     assert slots_of(cpsat(st, quiet(day_over_mean=2)).state, 10)[0][0] == 2
 
 
-def test_long_runs_are_broken_up() -> None:
+# both formulations of long runs and context switches (solver/model.py)
+RUN_SWITCH_MODELS = ["day_paths", "boundaries"]
+
+
+@pytest.mark.parametrize("model", RUN_SWITCH_MODELS)
+def test_long_runs_are_broken_up(model: str) -> None:
     study = [
         item(8, 8, slots=[(1, 1, 2)], status="existing").model_copy(update={"duration": 0}),
         item(9, 8, slots=[(1, 5, 6)], status="existing").model_copy(update={"duration": 0}),
     ]
     tasks = [course(1, [(1, 7, 8), (1, 11, 12)]), *study, item(10, 8)]
     st = state(1, tasks, [meta(8)])
-    assert slots_of(cpsat(st, quiet()).state, 10) == [(1, 3, 4)]
-    assert slots_of(cpsat(st, quiet(long_run=4)).state, 10) == [(1, 9, 10)]
+    pick = {"run_switch_model": model}
+    assert slots_of(cpsat(st, quiet() | pick).state, 10) == [(1, 3, 4)]
+    assert slots_of(cpsat(st, quiet(long_run=4) | pick).state, 10) == [(1, 9, 10)]
 
 
-def test_context_switches_leave_a_break_between_classes() -> None:
+@pytest.mark.parametrize("model", RUN_SWITCH_MODELS)
+def test_context_switches_leave_a_break_between_classes(model: str) -> None:
     other = item(9, 8, slots=[(1, 1, 2)], status="existing").model_copy(update={"duration": 0})
     st = state(1, [other, item(10, 7)], [meta(7), meta(8)])
-    assert slots_of(cpsat(st, quiet()).state, 10) == [(1, 3, 4)]
-    assert slots_of(cpsat(st, quiet(context_switch=1)).state, 10) == [(1, 5, 6)]
+    pick = {"run_switch_model": model}
+    assert slots_of(cpsat(st, quiet() | pick).state, 10) == [(1, 3, 4)]
+    assert slots_of(cpsat(st, quiet(context_switch=1) | pick).state, 10) == [(1, 5, 6)]
 
 
 def test_stability_keeps_suggestions_in_place() -> None:
@@ -93,7 +103,8 @@ def test_unplaced_dominates_every_other_term() -> None:
     assert result.pending == []
 
 
-def test_scorer_equals_the_solver_objective() -> None:
+@pytest.mark.parametrize("model", RUN_SWITCH_MODELS)
+def test_scorer_equals_the_solver_objective(model: str) -> None:
     tasks = [
         course(1, [(1, 1, 4), (2, 5, 8)]),
         course(2, [(2, 1, 2), (3, 3, 4)], can_embed=True),
@@ -109,7 +120,9 @@ def test_scorer_equals_the_solver_objective() -> None:
     ]
     st = state(4, tasks, classes)
     for stability in (None, 7):
-        result = rough_layout(st, solver="cpsat", stability=stability)
+        result = rough_layout(
+            st, solver="cpsat", stability=stability, settings={"run_switch_model": model}
+        )
         info = result.metrics["solver"]
         assert info["status"] == "OPTIMAL"
         assert info["model_objective"] == result.metrics["objective"]

@@ -90,10 +90,12 @@ def _feasible(problem, assignment) -> bool:  # type: ignore[no-untyped-def]
     return True
 
 
+@pytest.mark.parametrize("model", ["day_paths", "boundaries"])
 @pytest.mark.parametrize("seed", range(10))
-def test_optimal_means_optimal(seed: int) -> None:
+def test_optimal_means_optimal(seed: int, model: str) -> None:
     st = tiny_state(seed)
-    result = rough_layout(st, settings={"time_limit_s": 10, "max_deterministic_time": 5})
+    settings = {"time_limit_s": 10, "max_deterministic_time": 5, "run_switch_model": model}
+    result = rough_layout(st, settings=settings)
     info = result.metrics["solver"]
     assert info["status"] == "OPTIMAL"
     assert (result.metrics["pending"], result.metrics["objective"]) == brute_force(st)
