@@ -1,6 +1,6 @@
 """Greedy vs CP-SAT on seeded instances: prints the table of docs/benchmarks.md.
 
-Run: python -m bench.layout_bench [--quick] [--repeat] [--sweep N]
+Run: python -m bench.layout_bench [--quick] [--repeat] [--sweep N] [--budget UNITS]
 Objectives are the scorer's (solver/score.py), so both methods are compared on one scale;
 `pending` is shown separately because one pending task weighs 100000. `--repeat` solves every
 instance twice and checks that the two states are byte-identical. `--sweep N` adds N random
@@ -77,16 +77,18 @@ class Row:
         return f"{c / g:.2f}" if g else "-"
 
 
-def run(instance: tuple[int, int, int, float], repeat: bool) -> Row:
+def run(
+    instance: tuple[int, int, int, float], repeat: bool, settings: dict[str, float] | None = None
+) -> Row:
     seed, days, tasks, demand = instance
     state = make_instance(seed, days, tasks, demand)
     greedy = rough_layout(state, solver="greedy")
     started = time.perf_counter()
-    cp = rough_layout(state, solver="cpsat")
+    cp = rough_layout(state, solver="cpsat", settings=settings)
     total = time.perf_counter() - started
     identical = None
     if repeat:
-        again = rough_layout(state, solver="cpsat")
+        again = rough_layout(state, solver="cpsat", settings=settings)
         identical = dumps(again.state.dump()) == dumps(cp.state.dump())
     info = cp.metrics["solver"]
     solve = cp.timings.get("solve_s", 0.0)
@@ -135,10 +137,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="only the typical instances")
     parser.add_argument("--repeat", action="store_true", help="solve twice, compare the states")
     parser.add_argument("--sweep", type=int, default=0, help="N random typical instances too")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="max_deterministic_time in units (default: configs/solver.yaml's); the wall "
+        "limit becomes 5 s per unit so that it does not bind first",
+    )
     args = parser.parse_args(argv)
+    settings = None
+    if args.budget is not None:
+        settings = {"max_deterministic_time": args.budget, "time_limit_s": 5 * args.budget}
     rows = []
     for instance in (QUICK if args.quick else INSTANCES) + sweep(args.sweep):
-        rows.append(run(instance, args.repeat))
+        rows.append(run(instance, args.repeat, settings))
         print(table(rows[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
     print(table(rows))
     worse = [r.name for r in rows if (r.cp_pending, r.cp_obj) > (r.greedy_pending, r.greedy_obj)]
