@@ -125,13 +125,13 @@ class _Builder:
         self.sizes = sizes
         self.paths = paths
 
-    def hard(self, order: bool = True) -> None:
+    def hard(self) -> None:
         self.one_block_per_task()
         self.no_overlap()
         self.caps()
-        if order and self.sizes is not None:
+        if self.sizes is not None:
             self.segment_order()
-        elif order:
+        else:
             self.order()
             self.placed_first()
 
