@@ -573,7 +573,7 @@ def solve_cpsat(
         return b
 
     def run(
-        b: _Builder, name: str, share: float, cap: float | None = None, cost: bool = False
+        b: _Builder, name: str, share: float, cap: float | None = None, level: int | None = None
     ) -> tuple[Any, Any]:
         solver = cp_model.CpSolver()
         dtime = budget["dtime"] * share if cap is None else min(budget["dtime"], cap)
@@ -581,8 +581,8 @@ def solve_cpsat(
         # so runs stay reproducible unless the whole time limit is exhausted
         wall = budget["wall"]
         _params(solver, settings, wall, dtime)
-        if cost:  # the soft terms relax poorly: every constraint in the LP, with cuts
-            solver.parameters.linearization_level = settings.cost_linearization_level
+        if level is not None:  # the cost phase's LP (docs/benchmarks.md)
+            solver.parameters.linearization_level = level
         if size > LARGE_MODEL:
             # presolve of a large model can eat the whole budget and hide even the hint
             solver.parameters.cp_model_presolve = False
@@ -674,7 +674,12 @@ def solve_cpsat(
     objective = b.objective_expr()
     b.m.minimize(objective)
     set_hint(b, best)
-    solver, status = run(b, "min_cost", 0.85, cost=True)
+    # the soft terms relax poorly: every constraint in the LP, with cuts (level 2), except
+    # when the set is chosen too, where the lighter LP found better layouts and proofs
+    level = (
+        settings.set_choice_linearization_level if choose_set else settings.cost_linearization_level
+    )
+    solver, status = run(b, "min_cost", 0.85, level=level)
     phases.append({"phase": "min_cost", "status": STATUS_NAMES.get(status, str(status))})
     if paths:
         phases[-1]["model"] = "day_paths"
@@ -698,7 +703,8 @@ def solve_cpsat(
     if not placed_proven:  # the found set was fixed: other sets, maybe larger, not covered
         phases[-1]["restricted_to_set"] = True
         bound -= settings.weights.unplaced * max(0, upper - len(best))
-    bound = max(0, bound)  # every term is a non-negative count
+    # every term is a non-negative count, and a proven placed count fixes the pending part
+    bound = max(bound, settings.weights.unplaced * (n - len(best)) if placed_proven else 0)
 
     # -- phase 3: a unique optimum (tie-break) --------------------------------------------
     tie = None

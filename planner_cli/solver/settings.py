@@ -45,6 +45,7 @@ class SolverSettings(_Model):
     align_pairs: bool = True
     log_search_progress: bool = False
     cost_linearization_level: int = Field(default=2, ge=0, le=2)
+    set_choice_linearization_level: int = Field(default=1, ge=0, le=2)
     run_switch_model: Literal["auto", "day_paths", "boundaries"] = "auto"
     caps: Caps = Field(default_factory=lambda: Caps())
     max_consecutive_study_sections: int = Field(default=4, ge=1, le=12)
