@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner_cli.solver.pooled import interchangeable, pool
+from planner_cli.solver.pooled import Pooled, interchangeable, pool
 from planner_cli.solver.problem import Problem, S, cell_of
 from planner_cli.solver.score import term_values
 
@@ -298,8 +298,13 @@ class _Builder:
                     self.objective_terms.append((self.x[t][k], coef))
         self._day_over_mean(w.day_over_mean)
         if self.paths:
+            kinds: dict[int, dict[tuple[int, int, str], list[Any]]] = {}
+            for t, vt in enumerate(self.p.tasks):
+                for k, pl in enumerate(vt.placements if self.x[t] else ()):
+                    kind = (pl.start, len(pl.cells), vt.key)
+                    kinds.setdefault(pl.day, {}).setdefault(kind, []).append(self.x[t][k])
             for day in range(1, self.p.days + 1):
-                self._day_path(day, w.long_run, w.context_switch)
+                self._day_path(day, kinds.get(day, {}), w.long_run, w.context_switch)
         else:
             self._long_runs(w.long_run)
             self._context_switches(w.context_switch)
@@ -399,7 +404,9 @@ class _Builder:
                         self.m.add(sw >= sum(mine) + sum(other) - 1)
                 self.objective_terms.append((sw, weight))
 
-    def _day_path(self, day: int, w_long: int, w_ctx: int) -> None:
+    def _day_path(
+        self, day: int, kinds: dict[tuple[int, int, str], list[Any]], w_long: int, w_ctx: int
+    ) -> None:
         """`long_run` and `context_switch` of one day as a path through its sections.
 
         A day is read section by section; the state after a section is (class key of the study
@@ -412,15 +419,10 @@ class _Builder:
         (measured: proofs 2-4x faster than the per-boundary form, docs/benchmarks.md). States a
         later section cannot tell apart are merged: a key no block or fixed section starting
         next can follow counts as "another key", and a state before a section where nothing
-        can start is "idle".
+        can start is "idle". `kinds`: the day's candidate blocks by (start, length, key).
         """
         limit = self.p.settings.max_consecutive_study_sections
         fixed = {s: self.p.study_key.get(cell_of(day, s)) for s in range(1, S + 1)}
-        kinds: dict[tuple[int, int, str], list[Any]] = {}
-        for t, vt in enumerate(self.p.tasks):
-            for k, pl in enumerate(vt.placements if self.x[t] else ()):
-                if pl.day == day:
-                    kinds.setdefault((pl.start, len(pl.cells), vt.key), []).append(self.x[t][k])
         starting: dict[int, list[tuple[int, str]]] = {}
         for start, length, of_class in sorted(kinds):
             starting.setdefault(start, []).append((length, of_class))
@@ -563,11 +565,17 @@ def solve_cpsat(
         return SolveOutcome({}, "OPTIMAL", None, None, True, 0, [], 0.0, 0.0)
 
     def build(
-        active: set[int] | None = None, all_placed: bool = False, paths: bool = False
+        active: set[int] | None = None,
+        all_placed: bool = False,
+        paths: bool = False,
+        pooled: Pooled | None = None,
     ) -> _Builder:
         nonlocal build_s
         t0 = time.perf_counter()
-        b = _Builder(problem, stability, active, all_placed, paths=paths)
+        if pooled is not None:
+            b = _Builder(pooled.problem, sizes=pooled.sizes)
+        else:
+            b = _Builder(problem, stability, active, all_placed, paths=paths)
         b.hard()
         build_s += time.perf_counter() - t0
         return b
@@ -630,15 +638,11 @@ def solve_cpsat(
         # the placement phases rarely finish on a large model within the default budget:
         # keep the greedy set and spend the budget on its cost (the status says FEASIBLE)
         phases.append({"phase": "placed_search", "status": "SKIPPED_LARGE_MODEL"})
-        upper = n
     if len(best) < n and not large:
         # the largest placeable set on the pooled model (exact: solver/pooled.py)
         pooled = pool(problem)
-        t0 = time.perf_counter()
-        most = _Builder(pooled.problem, sizes=pooled.sizes)
-        most.hard()
+        most = build(pooled=pooled)
         most.m.maximize(most.placed_total())
-        build_s += time.perf_counter() - t0
         for row, used in zip(most.x, map(set, pooled.rows(best)), strict=True):
             for k, var in enumerate(row):
                 most.m.add_hint(var, k in used)
