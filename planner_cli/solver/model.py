@@ -297,6 +297,8 @@ class _Builder:
                 if coef:
                     self.objective_terms.append((self.x[t][k], coef))
         self._day_over_mean(w.day_over_mean)
+        if not w.long_run and not w.context_switch:
+            return  # nothing to price (a path network priced at zero only slows the search)
         if self.paths:
             kinds: dict[int, dict[tuple[int, int, str], list[Any]]] = {}
             for t, vt in enumerate(self.p.tasks):

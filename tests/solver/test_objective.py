@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from planner_cli.solver.layout import rough_layout
+from planner_cli.solver.model import _Builder
+from planner_cli.solver.problem import build_problem
 from planner_cli.solver.score import score
+from planner_cli.solver.settings import SolverSettings
 
 from .builders import course, item, meta, quiet, slots_of, state
 
@@ -129,3 +132,21 @@ def test_scorer_equals_the_solver_objective(model: str) -> None:
         assert score(result.state, st, None, stability)["objective"] == info["model_objective"]
         assert result.metrics["hard_violations"] == 0
         assert result.metrics["objective"] <= info["greedy_objective"]
+
+
+def test_no_run_or_switch_model_when_both_weights_are_zero() -> None:
+    # measured: a day-path network priced at zero slowed 14 d x 55 t from 0.3 units to unproven
+    tasks = [course(1, [(1, 1, 2)]), *[item(10 + i, 7, order=i + 1) for i in range(3)]]
+    st = state(2, tasks, [meta(7)])
+    variable = sorted(t.state_id for t in st.tasks if t.is_pending)
+
+    def extra_variables(**weights: int) -> int:
+        """Model variables beyond the block booleans."""
+        settings = SolverSettings.from_dict(quiet(**weights))
+        b = _Builder(build_problem(st, variable, settings), all_placed=True, paths=True)
+        b.objective()
+        return len(b.m.proto.variables) - sum(len(row) for row in b.x)
+
+    assert extra_variables() == 0
+    assert extra_variables(context_switch=1) > 0
+    assert extra_variables(long_run=1) > 0
