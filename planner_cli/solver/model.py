@@ -8,8 +8,10 @@ set of that size when the size is proven (OPTIMAL is then the true optimum), or 
 found set when it is not (status FEASIBLE, `restricted_to_set`). Phase 3, only after a proven
 phase 2 and on at most a tenth of the budget, fixes the objective and minimises a
 lexicographic tie-break (lower ids placed first, then earlier day and section first).
-Formulation choices (measured, docs/benchmarks.md): per-block booleans, because every soft term
-is a per-block constant or a per-cell sum; the class order as a plain linear precedence over
+Formulation choices (measured, docs/benchmarks.md): per-block booleans with per-cell cliques,
+because every soft term is a per-block constant or a per-cell sum (an interval/NoOverlap model,
+which spec/solver.md prefers when faster, proved none of the dense 14-day instances the booleans
+prove in 0.2-0.7 units); the class order as a plain linear precedence over
 exactly-one blocks, with zero-length "phantom" positions for tasks that may stay unplaced
 (faster than big-M, channelled start variables or the order encoding), and of chain tasks that
 only the order tells apart the earlier one placed first (symmetry); long runs and context
