@@ -35,6 +35,9 @@ from planner_cli.solver.problem import Problem, S, cell_of
 from planner_cli.solver.score import term_values
 
 LARGE_MODEL = 20000  # candidate blocks above which presolve is switched off
+# presolve probing of the pooled count model: level 0 finds and proves the same counts in
+# 0.4-0.97x the deterministic time of the default level 2 (docs/benchmarks.md)
+COUNT_PROBING_LEVEL = 0
 TIE_BREAK_SHARE = 0.1  # of max_deterministic_time, at most, for phase 3 (rarely proven: a polish)
 STATUS_NAMES = {0: "UNKNOWN", 1: "MODEL_INVALID", 2: "FEASIBLE", 3: "INFEASIBLE", 4: "OPTIMAL"}
 
@@ -275,16 +278,24 @@ class _Builder:
 
     # -- objective -------------------------------------------------------------------------
 
-    def objective(self) -> None:
+    def objective(self, placed: int | None = None) -> None:
+        """The weighted terms of spec/solver.md. `placed`: the placed count when the model fixes
+        it (phase 2 choosing the set): the pending part is then a constant and the block
+        coefficients stay on the soft terms' scale (with the dominant weight in them the LP
+        bound could stay at the pending part, even on a 10-day, 20-task instance)."""
         p = self.p
         w = p.settings.weights
         fixed = term_values(p.state, p.settings)
         self.constant += w.unplaced * (fixed["unplaced"] - len(p.tasks))
+        shift = w.unplaced
+        if placed is not None:
+            self.constant += w.unplaced * (len(p.tasks) - placed)
+            shift = 0
         self.constant += w.steady_spread * fixed["steady_spread"]
         self.constant += w.rapid_finish * fixed["rapid_finish"]
         self.constant += w.late_section * fixed["late_section"]
         for t, vt in enumerate(p.tasks):
-            self.constant += w.unplaced
+            self.constant += shift
             if self.stability is not None and vt.ref is not None:
                 self.constant += self.stability
                 if vt.ref_index is not None and self.x[t]:
@@ -294,7 +305,7 @@ class _Builder:
                     w.steady_spread * steady
                     + w.rapid_finish * rapid
                     + w.late_section * late
-                    - w.unplaced
+                    - shift
                 )
                 if coef:
                     self.objective_terms.append((self.x[t][k], coef))
@@ -585,7 +596,12 @@ def solve_cpsat(
         return b
 
     def run(
-        b: _Builder, name: str, share: float, cap: float | None = None, level: int | None = None
+        b: _Builder,
+        name: str,
+        share: float,
+        cap: float | None = None,
+        level: int | None = None,
+        probing: int | None = None,
     ) -> tuple[Any, Any]:
         solver = cp_model.CpSolver()
         dtime = budget["dtime"] * share if cap is None else min(budget["dtime"], cap)
@@ -595,6 +611,8 @@ def solve_cpsat(
         _params(solver, settings, wall, dtime)
         if level is not None:  # the cost phase's LP (docs/benchmarks.md)
             solver.parameters.linearization_level = level
+        if probing is not None:
+            solver.parameters.cp_model_probing_level = probing
         if size > LARGE_MODEL:
             # presolve of a large model can eat the whole budget and hide even the hint
             solver.parameters.cp_model_presolve = False
@@ -650,7 +668,7 @@ def solve_cpsat(
         for row, used in zip(most.x, map(set, pooled.rows(best)), strict=True):
             for k, var in enumerate(row):
                 most.m.add_hint(var, k in used)
-        solver, status = run(most, "max_placed", 0.4)
+        solver, status = run(most, "max_placed", 0.4, probing=COUNT_PROBING_LEVEL)
         phases.append({"phase": "max_placed", "status": STATUS_NAMES.get(status, str(status))})
         if status in ok:
             rows = [[k for k, var in enumerate(row) if solver.boolean_value(var)] for row in most.x]
@@ -678,7 +696,7 @@ def solve_cpsat(
         b.m.add(b.placed_total() == len(best))
     else:
         b = build(active=set(best), all_placed=True, paths=paths)
-    b.objective()
+    b.objective(len(best) if choose_set else None)
     objective = b.objective_expr()
     b.m.minimize(objective)
     set_hint(b, best)

@@ -151,3 +151,15 @@ def test_gap_is_in_soft_cost_units_once_the_placed_count_is_proven() -> None:
     # unproven count: the pending part stays in the scale
     assert _gap(1000075, 1000065) == round(10 / 1000075, 6)
     assert _gap(None, 5) is None
+
+
+def test_the_bound_gets_past_the_pending_part_when_the_set_is_chosen() -> None:
+    # 20 tasks in 10 busy days, 9 must stay pending: phase 2 chooses which. With the pending
+    # weight inside the block coefficients the LP bound stayed at 900000 (gap 100 %).
+    from bench.generate import make_instance
+
+    result = rough_layout(make_instance(124, 10, 20, 0.9))
+    info = result.metrics["solver"]
+    assert len(result.pending) == 9
+    assert info["status"] == "OPTIMAL"
+    assert info["bound"] == info["objective"] == result.metrics["objective"] > 900000
