@@ -151,7 +151,7 @@ def _apply_no_current(state: ScheduleState, ctx: ToolContext) -> ToolResult:
 
 def _apply_before_args(
     state: ScheduleState, raw: dict[str, Any], ctx: ToolContext
-) -> ToolResult | None:
+) -> ToolResult | ToolArgs:
     """The seed's order: "no current task" before the arguments; a missing or invalid argument
     is then answered like a failed move (under `result`), with nothing counted as an attempt."""
     queue = state.runtime_queue
@@ -160,7 +160,7 @@ def _apply_before_args(
     spec = get_spec("queue_apply_head_move")
     assert spec is not None
     try:
-        parse_args(spec, raw, ctx.lang)
+        return parse_args(spec, raw, ctx.lang)
     except ToolFailure as exc:
         payload = {
             "tool": "queue_apply_head_move",
@@ -171,7 +171,6 @@ def _apply_before_args(
             "result": exc.text,
         }
         return _json(False, state, payload)
-    return None
 
 
 @tool(

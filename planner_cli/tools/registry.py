@@ -114,9 +114,10 @@ class ToolSpec:
     kind: ToolKind
     json_output: bool = False
     prefix_key: str | None = None  # message key of the failure prefix, e.g. "place_prefix"
-    # a check the seed makes before validating the arguments (it answers instead, or None)
+    # a check the seed makes before validating the arguments: it answers instead (a result)
+    # or hands on the arguments it validated
     before_args: (
-        Callable[[ScheduleState, dict[str, Any], ToolContext], ToolResult | None] | None
+        Callable[[ScheduleState, dict[str, Any], ToolContext], ToolResult | ToolArgs] | None
     ) = None
 
     @property
@@ -142,7 +143,7 @@ def tool(
     kind: ToolKind,
     json_output: bool = False,
     prefix_key: str | None = None,
-    before_args: Callable[[ScheduleState, dict[str, Any], ToolContext], ToolResult | None]
+    before_args: Callable[[ScheduleState, dict[str, Any], ToolContext], ToolResult | ToolArgs]
     | None = None,
 ) -> Callable[[Callable[..., ToolResult]], Callable[..., ToolResult]]:
     """Register a handler `(state, args, ctx) -> ToolResult` under `name`."""
@@ -227,8 +228,9 @@ def run_tool(
         return ToolResult(False, t(ctx.lang, "unknown_tool", name=name, names=names), state)
     if spec.before_args is not None and not isinstance(args, ToolArgs):
         early = spec.before_args(state, dict(args or {}), ctx)
-        if early is not None:
+        if isinstance(early, ToolResult):
             return early
+        args = early
     try:
         parsed = (
             args if isinstance(args, ToolArgs) else parse_args(spec, dict(args or {}), ctx.lang)
