@@ -35,6 +35,9 @@ from planner_cli.solver.problem import Problem, S, cell_of
 from planner_cli.solver.score import term_values
 
 LARGE_MODEL = 20000  # candidate blocks above which presolve is switched off
+# candidate blocks above which `run_switch_model: auto` uses day paths (when the placed set is
+# fixed): below, the per-boundary form proves the same optima, 5x faster on one-week exports
+PATHS_ABOVE = 1000
 # presolve probing of the count and tie-break phases (the cost phase keeps CP-SAT's default 2):
 # level 0 proves the same counts in 0.4-0.97x the deterministic time and proves more
 # tie-breaks within their share (14 instead of 10 of the 24 proven typical instances)
@@ -686,10 +689,11 @@ def solve_cpsat(
 
     # -- phase 2: the cheapest layout of that size ----------------------------------------
     choose_set = placed_proven and len(best) < n
-    # runs and switches by day paths, except (auto) when the set is chosen too: with phantom
-    # positions the larger model found worse layouts within the default budget (measured)
+    # runs and switches by day paths, except (auto) when the set is chosen too (with phantom
+    # positions the larger model found worse layouts within the default budget) and on small
+    # models (the boundary form is faster there): measured, docs/benchmarks.md
     paths = settings.run_switch_model == "day_paths" or (
-        settings.run_switch_model == "auto" and not choose_set
+        settings.run_switch_model == "auto" and not choose_set and size > PATHS_ABOVE
     )
     if choose_set:
         # any set of the proven size may be placed (phantoms carry the others' order)
