@@ -163,3 +163,17 @@ def test_the_bound_gets_past_the_pending_part_when_the_set_is_chosen() -> None:
     assert len(result.pending) == 9
     assert info["status"] == "OPTIMAL"
     assert info["bound"] == info["objective"] == result.metrics["objective"] > 900000
+
+
+def test_auto_prices_runs_by_day_paths_only_on_larger_models(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    st = state(3, [item(10 + i, 7, order=i + 1) for i in range(3)], [meta(7)])
+
+    def cost_phase() -> dict[str, object]:
+        info = rough_layout(st, settings=quiet(context_switch=1))
+        return next(p for p in info.metrics["solver"]["phases"] if p["phase"] == "min_cost")
+
+    assert "model" not in cost_phase()  # a few dozen blocks: the per-boundary form
+    monkeypatch.setattr("planner_cli.solver.model.PATHS_ABOVE", 0)
+    assert cost_phase()["model"] == "day_paths"
