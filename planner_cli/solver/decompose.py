@@ -47,15 +47,14 @@ def _with_positions(
 ) -> ScheduleState:
     """`work` with the assigned blocks written in (conflict-free by construction, so no check)."""
     new = work.clone()
+    by_id = {task.state_id: task for task in new.tasks}
     for i, k in assignment.items():
         placement = problem.tasks[i].placements[k]
-        task = new.task(problem.tasks[i].id)
-        assert task is not None
+        task = by_id[problem.tasks[i].id]
         task.slots = [placement.slot()]
         task.status = "suggested"
         if placement.host is not None:
-            host = new.task(placement.host[0])
-            assert host is not None
+            host = by_id[placement.host[0]]
             task.embed_host = host.state_id
             host.embedded_by = sorted([*host.embedded_by, task.state_id])
     return new

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from planner_cli.model.state import SECTIONS_PER_DAY, ScheduleState, Slot, Task, TaskClassMeta
@@ -134,21 +135,27 @@ class CostModel:
 
     def terms(self, task: Task, day: int, start: int, end: int) -> tuple[int, int, int]:
         """(steady_spread, rapid_finish, late_sections) of `task` at one block."""
+        return self.pricer(task)(day, start, end)
+
+    def pricer(self, task: Task) -> Callable[[int, int, int], tuple[int, int, int]]:
+        """`terms` of one task as a function of (day, start, end), its class looked up once
+        (a long window prices hundreds of thousands of candidate blocks)."""
         info = self.classes.get(task.class_id) if task.class_id else None
         if info is None or info.meta is None:
-            return 0, 0, 0
+            return lambda day, start, end: (0, 0, 0)
         meta = info.meta
-        steady = rapid = 0
         strategy = meta.strategy.strip().lower()
-        if strategy == "steady":
-            ideal = info.ideal_day(task.state_id)
-            steady = abs(day - ideal) if ideal is not None else 0
-        elif strategy == "rapid" and info.days:
-            rapid = max(0, day - info.days[0])
+        ideal = info.ideal_day(task.state_id) if strategy == "steady" else None
+        first = info.days[0] if strategy == "rapid" and info.days else None
         late_from = self.settings.late_section_from
-        late_sections = max(0, end - max(start, late_from) + 1)
-        late = late_sections * self.settings.late_weight(meta.subject_type, meta.high_intensity)
-        return steady, rapid, late
+        weight = self.settings.late_weight(meta.subject_type, meta.high_intensity)
+
+        def price(day: int, start: int, end: int) -> tuple[int, int, int]:
+            steady = abs(day - ideal) if ideal is not None else 0
+            rapid = max(0, day - first) if first is not None else 0
+            return steady, rapid, max(0, end - max(start, late_from) + 1) * weight
+
+        return price
 
 
 # -- the instance -------------------------------------------------------------------------
@@ -270,6 +277,15 @@ def build_problem(
     var_tasks: list[VarTask] = []
     by_id = {task.state_id: task for task in state.tasks}
     siblings = _placed_siblings(state, var_set)
+    sites: dict[tuple[int, int, int], tuple[int, int] | None] = {}
+
+    def site(day: int, start: int, end: int) -> tuple[int, int] | None:
+        """`_site`, once per block (tasks of one size share their blocks)."""
+        key = (day, start, end)
+        if key not in sites:
+            sites[key] = _site(day, start, end, cell_owners, by_id, free_occ)
+        return sites[key]
+
     for task_id in sorted(var_set):
         found = by_id.get(task_id)
         assert found is not None and found.is_pending, task_id
@@ -282,11 +298,9 @@ def build_problem(
                 all_days,
                 now_g,
                 now_day,
-                cell_owners,
-                free_occ,
+                site,
                 siblings,
                 refs,
-                by_id,
                 only_days,
             )
         )
@@ -345,6 +359,33 @@ def _order_bounds(
     return lo, hi, lower, upper
 
 
+TAKEN = (-1, -1)  # a block some fixed task occupies (and no free occurrence can host)
+
+
+def _site(
+    day: int,
+    start: int,
+    end: int,
+    cell_owners: dict[int, list[int]],
+    by_id: dict[int, Task],
+    free_occ: set[tuple[int, int]],
+) -> tuple[int, int] | None:
+    """What a block's cells hold: None (free), the free occurrence of an embeddable course
+    that can host it (host id, occurrence index), or TAKEN."""
+    owners: set[int] = set()
+    for c in range(cell_of(day, start), cell_of(day, end) + 1):
+        owners.update(cell_owners.get(c, ()))
+    if not owners:
+        return None
+    host_task = by_id.get(next(iter(owners))) if len(owners) == 1 else None
+    if host_task is None or not host_task.can_embed:
+        return TAKEN
+    for i, occ in enumerate(host_task.slots):
+        if occ.contains(day, start, end) and (host_task.state_id, i) in free_occ:
+            return (host_task.state_id, i)
+    return TAKEN
+
+
 def _var_task(
     state: ScheduleState,
     task: Task,
@@ -353,11 +394,9 @@ def _var_task(
     all_days: list[int],
     now_g: int,
     now_day: int,
-    cell_owners: dict[int, list[int]],
-    free_occ: set[tuple[int, int]],
+    site: Callable[[int, int, int], tuple[int, int] | None],
     siblings: dict[int, list[Task]],
     refs: dict[int, list[Slot]],
-    by_id: dict[int, Task],
     only_days: tuple[int, int] | None,
 ) -> VarTask:
     duration = task.duration or 2
@@ -373,34 +412,27 @@ def _var_task(
     embed_ok = may_embed(state, task)
     lo, hi, lower, upper = _order_bounds(task, siblings)
     step = 2 if settings.align_pairs else 1
+    starts = [
+        start
+        for start in range(1, S - duration + 2, step)
+        if not blocked.intersection(range(start, start + duration))
+    ]
     placements: list[Placement] = []
     n_allowed = n_free = 0
     for day in days:
-        for start in range(1, S - duration + 2, step):
+        for start in starts:
             end = start + duration - 1
-            if gidx(day, start) < now_g or any(s in blocked for s in range(start, end + 1)):
+            if gidx(day, start) < now_g:
                 continue
             n_allowed += 1
-            owners: set[int] = set()
-            for c in range(cell_of(day, start), cell_of(day, end) + 1):
-                owners.update(cell_owners.get(c, ()))
-            host: tuple[int, int] | None = None
-            if owners:
-                if not embed_ok or len(owners) != 1:
-                    continue
-                host_task = by_id.get(next(iter(owners)))
-                if host_task is None or not host_task.can_embed:
-                    continue
-                for i, occ in enumerate(host_task.slots):
-                    if occ.contains(day, start, end) and (host_task.state_id, i) in free_occ:
-                        host = (host_task.state_id, i)
-                        break
-                if host is None:
-                    continue
+            host = site(day, start, end)
+            if host is TAKEN or (host is not None and not embed_ok):
+                continue
             n_free += 1
             if not (gidx(day, start) > lo and gidx(day, end) < hi):
                 continue
             placements.append(Placement(day, start, end, host))
+    price = costs.pricer(task)
     ref = refs.get(task.state_id)
     ref_index = None
     if ref is not None and len(ref) == 1:
@@ -413,7 +445,7 @@ def _var_task(
         duration=duration,
         key=task_key(task),
         placements=placements,
-        costs=[costs.terms(task, p.day, p.start, p.end) for p in placements],
+        costs=[price(p.day, p.start, p.end) for p in placements],
         ref=ref,
         ref_index=ref_index,
         n_days=len(days),
