@@ -45,19 +45,29 @@ def lower_bound(problem: Problem) -> int:
 def _with_positions(
     work: ScheduleState, problem: Problem, assignment: dict[int, int]
 ) -> ScheduleState:
-    """`work` with the assigned blocks written in (conflict-free by construction, so no check)."""
-    new = work.clone()
-    by_id = {task.state_id: task for task in new.tasks}
+    """`work` with the assigned blocks written in (conflict-free by construction, so no check).
+
+    A shallow copy: the tasks it changes are new objects, every other task is shared with
+    `work` (the slice's problem only reads the state; a deep copy per slice cost about 60 ms on
+    60 d × 400 t)."""
+    by_id = {task.state_id: task for task in work.tasks}
+    changes: dict[int, dict[str, Any]] = {}
+    guests: dict[int, list[int]] = {}
     for i, k in assignment.items():
         placement = problem.tasks[i].placements[k]
-        task = by_id[problem.tasks[i].id]
-        task.slots = [placement.slot()]
-        task.status = "suggested"
+        task_id = problem.tasks[i].id
+        changes[task_id] = {"slots": [placement.slot()], "status": "suggested"}
         if placement.host is not None:
-            host = by_id[placement.host[0]]
-            task.embed_host = host.state_id
-            host.embedded_by = sorted([*host.embedded_by, task.state_id])
-    return new
+            changes[task_id]["embed_host"] = placement.host[0]
+            guests.setdefault(placement.host[0], []).append(task_id)
+    for host_id, ids in guests.items():
+        embedded = sorted([*by_id[host_id].embedded_by, *ids])
+        changes.setdefault(host_id, {})["embedded_by"] = embedded
+    tasks = [
+        task.model_copy(update=changes[task.state_id]) if task.state_id in changes else task
+        for task in work.tasks
+    ]
+    return work.model_copy(update={"tasks": tasks})
 
 
 def solve_by_slices(
