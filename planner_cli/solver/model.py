@@ -568,9 +568,14 @@ def _params(solver: Any, settings: Any, wall: float, dtime: float) -> None:
 
 
 def solve_cpsat(
-    problem: Problem, hint: dict[int, int], stability: int | None = None
+    problem: Problem,
+    hint: dict[int, int],
+    stability: int | None = None,
+    light_presolve: bool = False,
 ) -> SolveOutcome:
-    """Solve the layout; `hint` (task index → block index) is the warm start (greedy)."""
+    """Solve the layout; `hint` (task index → block index) is the warm start (greedy).
+    `light_presolve`: the cost phase probes lightly too (the slices of solver/decompose.py,
+    whose small budget share a full probing pass could use up before the search starts)."""
     from ortools.sat.python import cp_model
 
     settings = problem.settings
@@ -710,7 +715,9 @@ def solve_cpsat(
     level = (
         settings.set_choice_linearization_level if choose_set else settings.cost_linearization_level
     )
-    solver, status = run(b, "min_cost", 0.85, level=level)
+    solver, status = run(
+        b, "min_cost", 0.85, level=level, probing=LIGHT_PROBING_LEVEL if light_presolve else None
+    )
     phases.append({"phase": "min_cost", "status": STATUS_NAMES.get(status, str(status))})
     if paths:
         phases[-1]["model"] = "day_paths"
