@@ -133,13 +133,10 @@ class CostModel:
                 out.append(day)
         return out
 
-    def terms(self, task: Task, day: int, start: int, end: int) -> tuple[int, int, int]:
-        """(steady_spread, rapid_finish, late_sections) of `task` at one block."""
-        return self.pricer(task)(day, start, end)
-
     def pricer(self, task: Task) -> Callable[[int, int, int], tuple[int, int, int]]:
-        """`terms` of one task as a function of (day, start, end), its class looked up once
-        (a long window prices hundreds of thousands of candidate blocks)."""
+        """(steady_spread, rapid_finish, late_sections) of `task` as a function of a block's
+        (day, start, end), its class looked up once (a long window prices hundreds of
+        thousands of candidate blocks)."""
         info = self.classes.get(task.class_id) if task.class_id else None
         if info is None or info.meta is None:
             return lambda day, start, end: (0, 0, 0)

@@ -111,12 +111,13 @@ def term_values(
                 day_load[slot.day - 1] += slot.length
         if not task.slots:
             continue
+        price = costs.pricer(task)
         first = min(task.slots, key=lambda s: s.key())
-        st, ra, _ = costs.terms(task, first.day, first.slot_start, first.slot_end)
+        st, ra, _ = price(first.day, first.slot_start, first.slot_end)
         steady += st
         rapid += ra
         for slot in task.slots:
-            late += costs.terms(task, slot.day, slot.slot_start, slot.slot_end)[2]
+            late += price(slot.day, slot.slot_start, slot.slot_end)[2]
     days = state.window.total_days
     mean = math.ceil(total_study / days) if days else 0
     cells = study_cells(state)
