@@ -14,6 +14,7 @@ each task's cheapest block, interactions ignored), so the gap is honest but loos
 from __future__ import annotations
 
 import time
+from bisect import bisect_left, bisect_right
 from dataclasses import replace
 from typing import Any
 
@@ -95,20 +96,21 @@ def solve_by_slices(
     keys = [
         {(p.day, p.start, p.end): k for k, p in enumerate(vt.placements)} for vt in problem.tasks
     ]
+    reach = [sorted({p.day for p in vt.placements}) for vt in problem.tasks]
     current = dict(hint)
     phases: list[dict[str, Any]] = []
     timings: list[tuple[str, float, float]] = []
     build_s = 0.0
     for first, last in slices:
-
-        def inside(p, a=first, b=last):  # type: ignore[no-untyped-def]
-            return a <= p.day <= b
-
+        # the tasks placed in the slice, and the unplaced ones that have a block in it
         chosen = [
             i
             for i, vt in enumerate(problem.tasks)
-            if (i in current and inside(vt.placements[current[i]]))
-            or (i not in current and any(inside(p) for p in vt.placements))
+            if (
+                first <= vt.placements[current[i]].day <= last
+                if i in current
+                else bisect_right(reach[i], last) > bisect_left(reach[i], first)
+            )
         ]
         if not chosen:
             continue

@@ -643,21 +643,23 @@ def solve_cpsat(
         return out
 
     def set_hint(b: _Builder, assignment: dict[int, int], solver: Any = None) -> None:
-        b.m.clear_hints()
+        pairs: list[tuple[Any, int]] = []
         for t, row in enumerate(b.x):
             chosen = assignment.get(t)
-            for k, var in enumerate(row):
-                b.m.add_hint(var, k == chosen)
+            pairs.extend((var, k == chosen) for k, var in enumerate(row))
         if solver is not None:  # a complete hint: the auxiliaries of the last solution too
-            for var in b.aux:
-                b.m.add_hint(var, solver.value(var))
+            pairs.extend((var, solver.value(var)) for var in b.aux)
         else:
-            for var, value in b.phantom_hint(assignment):
-                b.m.add_hint(var, value)
+            pairs.extend(b.phantom_hint(assignment))
             if b.derived:
                 covered = _Chosen.of(problem, assignment)
-                for var, value in b.derived:
-                    b.m.add_hint(var, value(covered))
+                pairs.extend((var, value(covered)) for var, value in b.derived)
+        # written into the proto in one go (add_hint per variable: 0.3 s on 60 d x 400 t);
+        # every variable here is a plain (non-negated) one
+        b.m.clear_hints()
+        hint = b.m.proto.solution_hint
+        hint.vars.extend(var.index for var, _ in pairs)
+        hint.values.extend(int(value) for _, value in pairs)
 
     ok = (cp_model.OPTIMAL, cp_model.FEASIBLE)
     size = sum(len(vt.placements) for vt in problem.tasks)
