@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|")
     for index in (int(i) for i in args.instances.split(",")):
         instance = typical[index]
-        seed, days, tasks, demand = instance
+        _seed, days, tasks, demand = instance
         label = f"{days}d x {tasks}t @{demand}"
         first = problem_of(instance, args.find)
         found = solve_cpsat(first, greedy_layout(first, []))
